@@ -19,7 +19,15 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from dhp_tasks.datasets import DATASETS, DataError, DhpDataset, field, load_pool, read_jsonl, select_items
-from dhp_tasks.perturbations import KIND_PERTURBATIONS, PERTURBATIONS, Item, NotApplicable, Perturbation, select_perturbations
+from dhp_tasks.perturbations import (
+    KIND_PERTURBATIONS,
+    PERTURBATIONS,
+    Item,
+    NotApplicable,
+    Perturbation,
+    names_option,
+    select_perturbations,
+)
 from dhp_tasks.prompts import TEXT_KINDS, TextKind
 from scorers.dhp import dhp_discernment, mean_ratings
 from scorers.discernment import Combination
@@ -156,7 +164,7 @@ def paper_dataset_task(
     data_dir: str | None,
     n: int,
     seed: int,
-    perturbations: str | None,
+    perturbations: str | list[str] | None,
     repeats: int,
     temperature: float,
     expert_weights: str | None,
@@ -193,11 +201,11 @@ def _dataset_task(dataset_name: str):
         data_dir: str | None = None,
         n: int = 100,
         seed: int = 0,
-        perturbations: str | None = None,
+        perturbations: str | list[str] | None = None,
         repeats: int = 5,
         temperature: float = 0.0,
         expert_weights: str | None = None,
-        combine: Combination = "paper",
+        combine: Combination = "hmp",
     ) -> Task:
         return paper_dataset_task(dataset, data_dir, n, seed, perturbations, repeats, temperature, expert_weights, combine)
 
@@ -213,7 +221,7 @@ def _dataset_task(dataset_name: str):
         "    repeats: ratings per metric, averaged (default 5, as in the paper)\n"
         "    temperature: judge sampling temperature (default 0, as in the paper)\n"
         "    expert_weights: JSON file of expert weights (default: the bundled table)\n"
-        "    combine: p-value combination, 'paper' (DHP's formula) or 'wilson' (Wilson 2019 exact HMP)\n"
+        "    combine: p-value combination: 'hmp' (harmonic mean, default), 'paper' (DHP's printed formula) or 'wilson'\n"
     )
     return task(name=dataset_name)(dataset_task)
 
@@ -251,14 +259,14 @@ def load_custom_items(path: str | Path) -> list[Item]:
 def custom(
     data: str,
     kind: str = "summarization",
-    metrics: str | None = None,
+    metrics: str | list[str] | None = None,
     n: int | None = None,
     seed: int = 0,
-    perturbations: str | None = None,
+    perturbations: str | list[str] | None = None,
     repeats: int = 5,
     temperature: float = 0.0,
     expert_weights: str | None = None,
-    combine: Combination = "paper",
+    combine: Combination = "hmp",
 ) -> Task:
     """DHP discernment on your own reference texts.
 
@@ -281,7 +289,7 @@ def custom(
         pool,
         KIND_PERTURBATIONS[kind],
         perturbations=perturbations,
-        metrics=None if metrics is None else [name.strip() for name in metrics.split(",")],
+        metrics=names_option(metrics),
         seed=seed,
         repeats=repeats,
         temperature=temperature,

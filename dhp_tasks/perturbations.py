@@ -217,11 +217,19 @@ PERTURBATIONS: dict[str, list[Perturbation]] = {
 """Perturbations per dataset, with the paper's k values (Table 2; Story Cloze deletions from the NAACL version)."""
 
 
+def names_option(value: str | Sequence[str] | None) -> list[str] | None:
+    """A task option naming several things: ``a,b`` on the command line (inspect may already split it) or a list."""
+    if value is None or value == "":
+        return None
+    parts = value.split(",") if isinstance(value, str) else list(value)
+    return [str(part).strip() for part in parts if str(part).strip()]
+
+
 def select_perturbations(available: Sequence[Perturbation], requested: str | Sequence[str] | None) -> list[Perturbation]:
     """The requested perturbations (comma list or sequence of ids), or all available ones."""
-    if requested is None or requested == "" or requested == "all":
+    names = names_option(requested)
+    if names is None or names == ["all"]:
         return list(available)
-    names = [name.strip() for name in requested.split(",")] if isinstance(requested, str) else list(requested)
     by_id = {perturbation.id: perturbation for perturbation in available}
     unknown = [name for name in names if name not in by_id]
     if unknown:

@@ -17,7 +17,7 @@ from solvers.geval import RATINGS_STORE_KEY
 def dhp_discernment(
     metrics: Sequence[str],
     expert_weights: Mapping[str, Mapping[str, float]] | None = None,
-    combine: Combination = "paper",
+    combine: Combination = "hmp",
 ) -> Metric:
     """D_avg, D_min (with and without expert weights), D per perturbation, p-values and parse failures.
 

@@ -23,7 +23,7 @@ P_FLOOR = float(np.finfo(float).tiny)
 
 LEVELS = ("character", "word", "sentence")
 
-Combination = Literal["paper", "wilson"]
+Combination = Literal["hmp", "paper", "wilson"]
 
 _LANDAU_LOCATION = 1.0 - float(np.euler_gamma) + math.log(math.pi / 2)
 """Wilson (2019): 1/HMP of L null p-values is Landau with location log(L) + 0.874 and scale pi/2."""
@@ -66,26 +66,30 @@ def _normalised_weights(p_values: Mapping[str, float], weights: Mapping[str, flo
 def combine_p_values(
     p_values: Mapping[str, float],
     weights: Mapping[str, float] | None = None,
-    method: Combination = "paper",
+    method: Combination = "hmp",
 ) -> float:
     """Combine per-metric p-values into one.
 
-    ``paper``: DHP's formulas, ``1/sum(1/p_j)`` without weights and ``1/sum(w_j/p_j)`` with expert
-    weights (normalised to sum to 1). ``wilson``: Wilson's (2019) asymptotically exact harmonic mean
-    p-value, with equal weights 1/M when none are given.
+    ``hmp`` (default): the weighted harmonic mean p-value ``sum(w)/sum(w_j/p_j)``, weights normalised
+    to sum to 1 (equal weights when none are given). With expert weights this is exactly DHP's
+    ``p_EW = 1/sum(EW_j/p_j)``; without, it is the harmonic mean, so M metrics that all have p = 1
+    give p = 1. ``paper``: DHP's unweighted formula as printed, ``1/sum(1/p_j)``, which is M times
+    smaller than the harmonic mean (M metrics at p = 1 give 1/M); weighted, it equals ``hmp``.
+    ``wilson``: Wilson's (2019) asymptotically exact p-value for the weighted harmonic mean.
     """
     if not p_values:
         return 1.0
     floored = {name: max(p, P_FLOOR) for name, p in p_values.items()}
-    if method == "paper":
-        scale = {name: 1.0 for name in floored} if weights is None else _normalised_weights(floored, weights)
-        return min(1.0, 1.0 / sum(scale[name] / p for name, p in floored.items()))
+    if method == "paper" and weights is None:
+        return min(1.0, 1.0 / sum(1.0 / p for p in floored.values()))
+    if method not in ("hmp", "paper", "wilson"):
+        raise ValueError(f"unknown p-value combination {method!r}; use 'hmp', 'paper' or 'wilson'")
+    normalised = _normalised_weights(floored, weights or {name: 1.0 for name in floored})
+    inverse_hmp = sum(normalised[name] / p for name, p in floored.items())
     if method == "wilson":
-        normalised = _normalised_weights(floored, weights or {name: 1.0 for name in floored})
-        inverse_hmp = sum(normalised[name] / p for name, p in floored.items())
         landau_x = (inverse_hmp - math.log(len(floored)) - _LANDAU_LOCATION) / (math.pi / 2)
         return float(min(1.0, stats.landau.sf(landau_x)))
-    raise ValueError(f"unknown p-value combination {method!r}; use 'paper' or 'wilson'")
+    return min(1.0, 1.0 / inverse_hmp)
 
 
 def discernment(p_value: float) -> float:
@@ -160,7 +164,7 @@ def discernment_report(
     records: Iterable[ScoreRecord],
     metrics: Sequence[str],
     expert_weights: Mapping[str, Mapping[str, float]] | None = None,
-    combine: Combination = "paper",
+    combine: Combination = "hmp",
 ) -> DiscernmentReport:
     """Pair each perturbed text with its original and compute the full DHP report.
 

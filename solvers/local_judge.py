@@ -56,8 +56,8 @@ def prepare(cache_dir: str | Path | None = None) -> Path:
 
 
 def inspect_model_args(folder: Path) -> list[str]:
-    """The ``-M`` options for ``inspect eval --model hf/smollm2``."""
-    return ["-M", f"model_path={folder}", "-M", f"gguf_file={GGUF_FILE}", "-M", "device=cpu"]
+    """The ``-M`` options for ``inspect eval --model hf/smollm2`` (greedy decoding: the paper judges at temperature 0)."""
+    return ["-M", f"model_path={folder}", "-M", f"gguf_file={GGUF_FILE}", "-M", "device=cpu", "-M", "do_sample=false"]
 
 
 def main(argv: list[str] | None = None) -> None:

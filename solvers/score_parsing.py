@@ -18,7 +18,7 @@ _PATTERNS = (
     re.compile(_NUMBER + r"\s*(?:/|out\s+of)\s*\d+(?:\.\d+)?", re.IGNORECASE),
     re.compile(r"(?:score|rating|rated?|grade)\b[^\d\n]{0,30}?" + _NUMBER, re.IGNORECASE),
 )
-_LIST_MARKER = re.compile(r"^\s*\d+[.)]\s", re.MULTILINE)
+_LIST_MARKER = re.compile(r"^\s*\d+[.)](?=\s|$)", re.MULTILINE)
 _STANDALONE = re.compile(r"(?<![\w.])" + _NUMBER + r"(?![\w]|\.\d)")
 
 

@@ -1,0 +1,26 @@
+"""Shared test settings: where the real public data lives, and skips when it is absent."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+DATA_ENV = "JUDGE_META_EVAL_DATA"
+"""Folder with the shared real data (default: ../shared/data beside the project root)."""
+
+DATA_ROOT = Path(os.environ.get(DATA_ENV, Path(__file__).resolve().parents[1].parent / "shared" / "data"))
+
+
+def data_folder(*parts: str) -> Path:
+    """A folder of the shared data, or a skip that says which folder and which setting."""
+    folder = DATA_ROOT.joinpath(*parts)
+    if not folder.is_dir():
+        pytest.skip(f"shared data folder {folder} is absent (set {DATA_ENV} to the folder holding dhp/, fbi/, human/)")
+    return folder
+
+
+@pytest.fixture
+def dhp_data():
+    return lambda dataset: data_folder("dhp", dataset)

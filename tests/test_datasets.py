@@ -1,0 +1,157 @@
+import csv
+import json
+import logging
+
+import pytest
+
+from dhp_tasks import datasets
+from dhp_tasks.datasets import (
+    DATASETS,
+    DataError,
+    background_section,
+    load_pool,
+    select_items,
+    split_sentences,
+)
+from dhp_tasks.dhp import load_custom_items
+
+
+@pytest.mark.parametrize(
+    ("dataset", "folder", "eligible"),
+    [
+        ("summeval", "summeval", 100),
+        ("sumpubmed", "sumpubmed", 500),
+        ("storycloze", "storycloze", 1871),
+        ("answer_equivalence", "answer_equivalence", 17),
+        ("wmt22_de_en", "wmt22", 16),
+        ("wmt22_zh_en", "wmt22", 224),
+    ],
+)
+def test_local_pools_follow_the_paper_rules(dhp_data, dataset, folder, eligible):
+    pool = load_pool(DATASETS[dataset], dhp_data(folder), n=100, seed=0)
+    assert len(pool) == eligible
+    assert len({item.id for item in pool}) == eligible
+    assert all(item.text and item.context for item in pool)
+    if dataset == "answer_equivalence":
+        assert all(len(item.text) > 150 for item in pool)
+    if dataset.startswith("wmt22"):
+        assert all(len(item.text) > 300 for item in pool)
+    if dataset == "storycloze":
+        assert all(item.wrong_text and item.wrong_text != item.text for item in pool)
+
+
+def test_summeval_picks_the_reference_with_most_sentences(dhp_data):
+    folder = dhp_data("summeval")
+    rows = {row["id"]: row for row in map(json.loads, (folder / "summeval.jsonl").read_text().splitlines())}
+    for item in load_pool(DATASETS["summeval"], folder, 100, 0):
+        counts = [len(split_sentences(reference)) for reference in rows[item.id]["references"]]
+        first_longest = rows[item.id]["references"][counts.index(max(counts))].strip()
+        assert item.text == first_longest
+        assert item.context == rows[item.id]["source"]
+
+
+def test_selection_is_seeded_and_never_pads(caplog):
+    pool = [datasets.Item(f"i{j}", f"text {j}") for j in range(30)]
+    first = select_items(pool, 10, 0, "demo")
+    assert [item.id for item in first] == [item.id for item in select_items(pool, 10, 0, "demo")]
+    assert [item.id for item in first] != [item.id for item in select_items(pool, 10, 1, "demo")]
+    with caplog.at_level(logging.WARNING):
+        everything = select_items(pool[:5], 100, 0, "demo")
+    assert len(everything) == 5
+    assert "only 5 eligible items" in caplog.text
+
+
+def test_missing_field_names_file_row_and_field(tmp_path):
+    path = tmp_path / "summeval.jsonl"
+    path.write_text(json.dumps({"id": "a", "source": "x", "references": ["One. Two."]}) + "\n" + json.dumps({"id": "b"}) + "\n")
+    with pytest.raises(DataError, match=r"summeval.jsonl, row 2: field 'references' is missing"):
+        datasets.summeval_local(tmp_path)
+
+
+def test_custom_items_and_errors(tmp_path):
+    good = tmp_path / "mine.jsonl"
+    good.write_text('{"id": 1, "text": "A text.", "context": "ctx"}\n{"id": "two", "text": "Another."}\n')
+    items = load_custom_items(good)
+    assert [(i.id, i.text, i.context) for i in items] == [("1", "A text.", "ctx"), ("two", "Another.", None)]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "a", "text": "ok"}\n{"id": "b", "txt": "oops"}\n')
+    with pytest.raises(DataError, match=r"bad.jsonl, row 2: field 'text'"):
+        load_custom_items(bad)
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"id": "a", "text": "ok"}\n{not json}\n')
+    with pytest.raises(DataError, match=r"broken.jsonl, row 2: not valid JSON"):
+        load_custom_items(broken)
+
+
+def test_sumpubmed_background_section():
+    text = "BACKGROUND\nfirst line.\nsecond line.\nMETHODS\nmethods text\n"
+    assert background_section(text, "f") == "first line.\nsecond line."
+    with pytest.raises(DataError, match="no BACKGROUND"):
+        background_section("RESULTS\nx", "f")
+
+
+def _serve_files(monkeypatch, files):
+    monkeypatch.setattr(datasets, "download", lambda url: files[url])
+
+
+def test_wmt22_remote_reads_the_official_text_files(monkeypatch, tmp_path, dhp_data):
+    rows = [json.loads(line) for line in (dhp_data("wmt22") / "wmt22_de-en_all_segments.jsonl").read_text().splitlines()]
+    source, reference = tmp_path / "src", tmp_path / "ref"
+    source.write_text("\n".join(row["source"] for row in rows) + "\n")
+    reference.write_text("\n".join(row["reference"] for row in rows) + "\n")
+    _serve_files(monkeypatch, {
+        f"{datasets.WMT22_RAW}/sources/generaltest2022.de-en.src.de": source,
+        f"{datasets.WMT22_RAW}/references/generaltest2022.de-en.ref.A.en": reference,
+    })
+    remote = DATASETS["wmt22_de_en"].load_remote(100, 0)
+    local = load_pool(DATASETS["wmt22_de_en"], dhp_data("wmt22"), 100, 0)
+    assert [(i.id, i.text, i.context) for i in remote] == [(i.id, i.text, i.context) for i in local]
+
+
+def test_storycloze_remote_reads_the_official_csv(monkeypatch, tmp_path, dhp_data):
+    rows = [json.loads(line) for line in (dhp_data("storycloze") / "storycloze_2016_val.jsonl").read_text().splitlines()][:50]
+    path = tmp_path / "val.csv"
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["InputStoryid", "InputSentence1", "InputSentence2", "InputSentence3", "InputSentence4",
+                         "RandomFifthSentenceQuiz1", "RandomFifthSentenceQuiz2", "AnswerRightEnding"])
+        for row in rows:
+            writer.writerow([row["id"], *row["context_sentences"], row["ending1"], row["ending2"], row["answer_right_ending"]])
+    _serve_files(monkeypatch, {datasets.STORYCLOZE_URL: path})
+    remote = DATASETS["storycloze"].load_remote(100, 0)
+    assert [(i.id, i.text, i.context, i.wrong_text) for i in remote] == [
+        (r["id"], r["right_ending"], r["context"], r["wrong_ending"]) for r in rows
+    ]
+
+
+def test_summeval_remote_reads_the_paired_file(monkeypatch, tmp_path, dhp_data):
+    rows = [json.loads(line) for line in (dhp_data("summeval") / "summeval.jsonl").read_text().splitlines()][:5]
+    path = tmp_path / "paired.jsonl"
+    with path.open("w") as handle:
+        for row in rows:
+            for model in ("M0", "M1"):  # the paired file repeats each article once per system
+                handle.write(json.dumps({"id": row["id"], "text": row["source"], "references": row["references"], "model_id": model}) + "\n")
+    _serve_files(monkeypatch, {datasets.SUMMEVAL_URL: path})
+    remote = DATASETS["summeval"].load_remote(100, 0)
+    local = load_pool(DATASETS["summeval"], dhp_data("summeval"), 100, 0)[:5]
+    assert [(i.id, i.text, i.context) for i in remote] == [(i.id, i.text, i.context) for i in local]
+
+
+def test_answer_equivalence_remote_reads_squad(monkeypatch, tmp_path):
+    long_answer = "x" * 151
+    squad = {"data": [{"paragraphs": [{"context": "Para.", "qas": [
+        {"id": "q1", "question": "Q1?", "answers": [{"text": "short"}, {"text": long_answer}]},
+        {"id": "q2", "question": "Q2?", "answers": [{"text": "short"}]},
+    ]}]}]}
+    path = tmp_path / "dev.json"
+    path.write_text(json.dumps(squad))
+    _serve_files(monkeypatch, {datasets.SQUAD_DEV_URL: path})
+    items = DATASETS["answer_equivalence"].load_remote(100, 0)
+    assert [(i.id, i.text) for i in items] == [("q1", long_answer)]
+    assert "Q1?" in items[0].context and "Para." in items[0].context
+
+
+def test_offline_download_gives_a_clear_error(monkeypatch):
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    with pytest.raises(ConnectionError, match="data_dir"):
+        datasets.download("https://example.invalid/none.jsonl")

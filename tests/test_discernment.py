@@ -1,0 +1,190 @@
+import math
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from scorers.discernment import (
+    P_FLOOR,
+    ScoreRecord,
+    combine_p_values,
+    discernment,
+    discernment_report,
+    level_balanced_mean,
+    wilcoxon_greater,
+)
+
+
+def test_wilcoxon_matches_scipy_one_sided():
+    original = [4.2, 3.8, 5.0, 4.4, 3.0, 4.6, 4.0, 3.4]
+    perturbed = [3.0, 3.9, 4.0, 2.2, 3.2, 4.0, 2.6, 3.0]
+    expected = stats.wilcoxon(original, perturbed, alternative="greater").pvalue
+    assert wilcoxon_greater(original, perturbed) == pytest.approx(expected)
+
+
+def test_wilcoxon_hand_computed_all_higher():
+    # Six positive differences with distinct ranks: the exact null puts 1 of 2^6 sign patterns at W+ = 21.
+    assert wilcoxon_greater([5, 5, 5, 5, 5, 5], [4, 3, 2, 1.5, 1.2, 1.1]) == pytest.approx(1 / 64)
+
+
+def test_wilcoxon_with_zero_differences_matches_scipy():
+    original = [4, 4, 5, 3, 4, 5, 2, 4, 4, 5]
+    perturbed = [4, 3, 5, 2, 4, 3, 2, 1, 3, 4]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = stats.wilcoxon(original, perturbed, alternative="greater").pvalue
+    assert wilcoxon_greater(original, perturbed) == pytest.approx(expected)
+
+
+def test_wilcoxon_all_tied_is_one_without_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert wilcoxon_greater([3, 3, 3, 3], [3, 3, 3, 3]) == 1.0
+        assert wilcoxon_greater([], []) == 1.0
+
+
+def test_wilcoxon_perturbed_higher_gives_large_p():
+    assert wilcoxon_greater([1, 1, 1, 1, 1], [2, 3, 4, 5, 2.5]) > 0.95
+
+
+def test_wilcoxon_rejects_unpaired_lengths():
+    with pytest.raises(ValueError, match="differ in length"):
+        wilcoxon_greater([1, 2], [1])
+
+
+def test_harmonic_mean_p_value_default():
+    assert combine_p_values({"a": 0.1, "b": 0.2, "c": 0.4}) == pytest.approx(3 / (10 + 5 + 2.5))
+    assert combine_p_values({"a": 1.0, "b": 1.0, "c": 1.0, "d": 1.0}) == 1.0
+
+
+def test_paper_formula_is_reciprocal_sum():
+    assert combine_p_values({"a": 0.1, "b": 0.2, "c": 0.4}, method="paper") == pytest.approx(1 / (10 + 5 + 2.5))
+    # As printed, the formula gives M metrics with no signal p = 1/M.
+    assert combine_p_values({"a": 1.0, "b": 1.0, "c": 1.0, "d": 1.0}, method="paper") == pytest.approx(0.25)
+
+
+def test_paper_expert_weighted_mean_normalises_votes():
+    # votes 4,1,5 of 10 experts -> weights 0.4, 0.1, 0.5 (the paper's example)
+    p = {"coherence": 0.01, "consistency": 0.5, "fluency": 0.02}
+    votes = {"coherence": 4, "consistency": 1, "fluency": 5}
+    expected = 1 / (0.4 / 0.01 + 0.1 / 0.5 + 0.5 / 0.02)
+    assert combine_p_values(p, votes) == pytest.approx(expected)
+    assert combine_p_values(p, votes, method="paper") == pytest.approx(expected)
+
+
+def test_single_metric_combination_is_identity():
+    assert combine_p_values({"answer_quality": 0.03}) == pytest.approx(0.03)
+    assert combine_p_values({"answer_quality": 0.03}, {"answer_quality": 10}) == pytest.approx(0.03)
+
+
+def test_expert_weights_must_cover_metrics():
+    with pytest.raises(ValueError, match="no entry for metric"):
+        combine_p_values({"a": 0.1, "b": 0.2}, {"a": 1.0})
+    with pytest.raises(ValueError, match="sum to zero"):
+        combine_p_values({"a": 0.1}, {"a": 0.0})
+
+
+def _wilson_null_rejection_rates(n_metrics: int, draws: int, alphas: tuple[float, ...]) -> list[float]:
+    rng = np.random.default_rng(7)
+    names = [f"m{j}" for j in range(n_metrics)]
+    combined = np.array(
+        [combine_p_values(dict(zip(names, row)), method="wilson") for row in rng.uniform(size=(draws, n_metrics))]
+    )
+    return [float(np.mean(combined < alpha)) for alpha in alphas]
+
+
+def test_wilson_hmp_is_calibrated_under_the_null_for_many_tests():
+    """Wilson's asymptotically exact HMP: for many independent null p-values, P(p < a) is close to a."""
+    alphas = (0.05, 0.2, 0.5)
+    for alpha, rate in zip(alphas, _wilson_null_rejection_rates(200, 3000, alphas)):
+        assert rate == pytest.approx(alpha, abs=0.02)
+
+
+def test_wilson_hmp_is_conservative_for_few_tests():
+    alphas = (0.05, 0.2)
+    for alpha, rate in zip(alphas, _wilson_null_rejection_rates(4, 4000, alphas)):
+        assert alpha - 0.04 < rate <= alpha + 0.01
+
+
+def test_wilson_is_never_more_significant_than_paper_formula_for_many_metrics():
+    p = {"a": 0.01, "b": 0.02, "c": 0.5, "d": 0.9}
+    assert combine_p_values(p, method="wilson") > combine_p_values(p, method="paper")
+    assert combine_p_values(p, method="wilson") > combine_p_values(p, method="hmp")
+
+
+def test_unknown_combination_is_an_error():
+    with pytest.raises(ValueError, match="unknown p-value combination"):
+        combine_p_values({"a": 0.1}, method="fisher")  # type: ignore[arg-type]
+
+
+def test_discernment_values():
+    assert discernment(0.05) == pytest.approx(1.0)
+    assert discernment(0.0025) == pytest.approx(2.0)
+    assert discernment(1.0) == 0.0
+    assert discernment(0.0) == pytest.approx(math.log(P_FLOOR) / math.log(0.05))
+    assert math.isfinite(discernment(0.0))
+
+
+def test_level_balanced_mean_weights_levels_equally():
+    values = {"c1": 1.0, "c2": 3.0, "w1": 2.0, "s1": 5.0, "s2": 1.0, "s3": 0.0}
+    levels = {"c1": "character", "c2": "character", "w1": "word", "s1": "sentence", "s2": "sentence", "s3": "sentence"}
+    assert level_balanced_mean(values, levels) == pytest.approx((2.0 + 2.0 + 2.0) / 3)
+
+
+def _records(original: list[float], perturbed: dict[str, tuple[str, list[float]]], metric: str = "m") -> list[ScoreRecord]:
+    records = [ScoreRecord(f"i{i}", "original", None, {metric: score}) for i, score in enumerate(original)]
+    for name, (level, scores) in perturbed.items():
+        records += [ScoreRecord(f"i{i}", name, level, {metric: score}) for i, score in enumerate(scores)]
+    return records
+
+
+def test_report_constant_judge_gives_zero_everywhere():
+    records = [ScoreRecord(f"i{i}", v, lvl, {"a": 3, "b": 3}) for i in range(6) for v, lvl in
+               (("original", None), ("typos", "character"), ("reorder", "sentence"))]
+    report = discernment_report(records, ["a", "b"])
+    assert report.D_avg == 0.0 and report.D_min == 0.0 and report.D_avg_EW == 0.0 and report.D_min_EW == 0.0
+    assert all(result.p_values == {"a": 1.0, "b": 1.0} for result in report.perturbations.values())
+
+
+def test_report_pairs_only_complete_items_and_skips_nan():
+    records = _records(
+        [5, 5, 5, 5, 5, 5, 5],
+        {"typos": ("character", [4, 3, 2, 1.5, 1.2, 1.1, math.nan])},
+    )
+    records.append(ScoreRecord("orphan", "typos", "character", {"m": 1.0}))
+    report = discernment_report(records, ["m"])
+    result = report.perturbations["typos"]
+    assert result.n_pairs == {"m": 6}
+    assert result.p_values["m"] == pytest.approx(1 / 64)
+    assert report.D_avg == pytest.approx(math.log(1 / 64) / math.log(0.05))
+
+
+def test_report_levels_and_expert_weights():
+    strong = [4, 3, 2, 1.5, 1.2, 1.1]
+    records = [ScoreRecord(f"i{i}", "original", None, {"a": 5, "b": 5}) for i in range(6)]
+    records += [ScoreRecord(f"i{i}", "typos", "character", {"a": s, "b": 5}) for i, s in enumerate(strong)]
+    records += [ScoreRecord(f"i{i}", "reorder", "sentence", {"a": 5, "b": 5}) for i in range(6)]
+    weights = {"typos": {"a": 0.0, "b": 1.0}, "reorder": {"a": 1.0, "b": 1.0}}
+    report = discernment_report(records, ["a", "b"], weights)
+    typos = report.perturbations["typos"]
+    assert typos.p == pytest.approx(2 / (64 + 1))
+    assert typos.p_ew == pytest.approx(1.0)  # all weight on the metric the judge did not lower
+    assert typos.D_ew == 0.0
+    assert report.perturbations["reorder"].D == 0.0
+    assert report.D_min == 0.0
+    assert report.D_avg == pytest.approx(discernment(2 / 65) / 2)
+    metrics = report.as_metrics()
+    assert metrics["p/typos/a"] == pytest.approx(1 / 64)
+    assert metrics["n_pairs/typos/b"] == 6
+    assert set(metrics) >= {"D_avg", "D_min", "D_avg_EW", "D_min_EW", "D/typos", "D_EW/reorder"}
+
+
+def test_report_with_no_records_is_zero():
+    report = discernment_report([], ["m"])
+    assert report.perturbations == {} and report.D_avg == 0.0 and report.D_min == 0.0
+
+
+def test_report_requires_a_level_for_perturbed_records():
+    with pytest.raises(ValueError, match="level must be one of"):
+        discernment_report([ScoreRecord("i", "typos", None, {"m": 1.0})], ["m"])

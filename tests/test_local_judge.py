@@ -1,0 +1,60 @@
+"""The bundled CPU judge (SmolLM2-135M-Instruct via inspect's hf/ provider), run for real, as a user would."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from inspect_ai.log import read_eval_log
+
+from solvers.local_judge import GGUF_FILE, inspect_model_args, prepare
+
+pytestmark = pytest.mark.local_judge
+
+INSPECT = str(Path(sys.executable).parent / "inspect")
+
+
+@pytest.fixture(scope="module")
+def judge_folder(tmp_path_factory):
+    pytest.importorskip("transformers", reason="the local judge needs the local-judge extra: pip install '.[local-judge]'")
+    pytest.importorskip("gguf", reason="the local judge needs the local-judge extra: pip install '.[local-judge]'")
+    try:
+        return prepare(tmp_path_factory.mktemp("judge-cache"))
+    except FileNotFoundError as missing:
+        pytest.skip(str(missing))
+
+
+def test_prepared_folder_holds_tokenizer_and_weights(judge_folder):
+    assert (judge_folder / "tokenizer_config.json").is_file()
+    assert (judge_folder / GGUF_FILE).stat().st_size > 50_000_000
+    args = inspect_model_args(judge_folder)
+    assert f"model_path={judge_folder}" in args and f"gguf_file={GGUF_FILE}" in args
+
+
+def test_storycloze_runs_on_the_cpu_judge(judge_folder, dhp_data, tmp_path):
+    folder = dhp_data("storycloze")
+    result = subprocess.run(
+        [INSPECT, "eval", "dhp_tasks/storycloze", "--model", "hf/smollm2", *inspect_model_args(judge_folder),
+         "-T", f"data_dir={folder}", "-T", "n=2", "-T", "repeats=1", "-T", "perturbations=wrong_ending",
+         "--max-tokens", "8", "--log-dir", str(tmp_path / "logs"), "--log-format", "json", "--display", "none"],
+        env={**os.environ, "INSPECT_CACHE_DIR": str(tmp_path / "cache")},
+        capture_output=True, text=True, timeout=1200, cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    log = read_eval_log(str(next((tmp_path / "logs").glob("*.json"))))
+    assert log.status == "success"
+    assert log.eval.model == "hf/smollm2"
+    assert len(log.samples) == 4
+    metrics = {name: metric.value for name, metric in log.results.scores[0].metrics.items()}
+    assert {"D_avg", "D_min", "D_avg_EW", "D_min_EW", "D/wrong_ending", "parse_failures"} <= set(metrics)
+    answered = 0
+    for sample in log.samples:
+        ratings = next(iter(sample.scores.values())).metadata["ratings"]
+        assert set(ratings) == {"coherence", "consistency", "fluency"}
+        for rating in ratings.values():
+            assert len(rating["answers"]) == 1 and rating["answers"][0].strip()
+            answered += rating["scores"][0] is not None
+    assert metrics["parse_failures"] == 4 * 3 - answered

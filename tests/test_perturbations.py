@@ -1,0 +1,163 @@
+import random
+import re
+
+import pytest
+
+from dhp_tasks.perturbations import (
+    KIND_PERTURBATIONS,
+    PERTURBATIONS,
+    TYPO_KINDS,
+    Item,
+    NotApplicable,
+    Perturbation,
+    add_typos,
+    delete_characters,
+    delete_word_span,
+    select_perturbations,
+    shuffle_sentences,
+    split_sentences,
+)
+
+SUMMARY = Item(
+    "s1",
+    "The council approved the new budget on Monday. Spending on schools rises by four percent. "
+    "Critics say the plan ignores roads. A final vote is due in May.",
+    context="A long article about the budget.",
+)
+
+
+def _alphanumeric_count(text: str) -> int:
+    return len(re.findall(r"[^\W_]", text))
+
+
+@pytest.mark.parametrize("k", [1, 10, 50])
+def test_character_deletion_removes_exactly_k_alphanumerics(k):
+    perturbed = delete_characters(k)(SUMMARY, random.Random(0), [])
+    assert len(SUMMARY.text) - len(perturbed) == k
+    assert _alphanumeric_count(SUMMARY.text) - _alphanumeric_count(perturbed) == k
+    # only alphanumerics are deleted: the other characters are untouched and in order
+    assert re.sub(r"[^\W_]", "", perturbed) == re.sub(r"[^\W_]", "", SUMMARY.text)
+
+
+def test_character_deletion_needs_enough_characters():
+    with pytest.raises(NotApplicable):
+        delete_characters(5)(Item("x", "ab c"), random.Random(0), [])
+
+
+def test_typos_apply_k_changes_with_the_typo_package():
+    one = add_typos(1)(SUMMARY, random.Random(3), [])
+    assert one != SUMMARY.text
+    many = add_typos(50)(SUMMARY, random.Random(3), [])
+    assert many != SUMMARY.text
+    # 50 single-character edits leave the text within 50 characters of its length
+    assert abs(len(many) - len(SUMMARY.text)) <= 50
+    assert set(TYPO_KINDS) <= {"char_swap", "missing_char", "extra_char", "nearby_char", "similar_char",
+                               "skipped_space", "random_space", "repeated_char"}
+
+
+def test_word_span_deletion_removes_k_consecutive_words():
+    words = SUMMARY.text.split()
+    perturbed = delete_word_span(5)(SUMMARY, random.Random(1), []).split()
+    assert len(words) - len(perturbed) == 5
+    start = next(i for i in range(len(words)) if words[i] != (perturbed + [None])[i])
+    assert words[:start] + words[start + 5:] == perturbed
+
+
+def test_sentence_shuffle_minor_swaps_two_sentences():
+    sentences = split_sentences(SUMMARY.text)
+    assert len(sentences) == 4
+    perturbed = split_sentences(shuffle_sentences(2)(SUMMARY, random.Random(0), []))
+    assert sorted(perturbed) == sorted(sentences)
+    assert sum(a != b for a, b in zip(perturbed, sentences)) == 2
+
+
+def test_sentence_shuffle_major_reorders_all_sentences():
+    perturbed = split_sentences(shuffle_sentences(None)(SUMMARY, random.Random(0), []))
+    assert sorted(perturbed) == sorted(split_sentences(SUMMARY.text))
+    assert perturbed != split_sentences(SUMMARY.text)
+
+
+def test_sentence_shuffle_needs_two_sentences():
+    with pytest.raises(NotApplicable):
+        shuffle_sentences(2)(Item("x", "Only one sentence here."), random.Random(0), [])
+
+
+@pytest.mark.parametrize("dataset", sorted(PERTURBATIONS))
+def test_every_rule_perturbation_is_deterministic_and_changes_the_text(dataset):
+    pool = [
+        Item(f"i{j}", f"{SUMMARY.text} Item number {j} adds a closing remark here.", "ctx", wrong_text=f"A wrong ending {j}.")
+        for j in range(4)
+    ]
+    for perturbation in PERTURBATIONS[dataset]:
+        for item in pool:
+            first = perturbation.perturb(item, 0, pool)
+            assert first == perturbation.perturb(item, 0, pool)
+            assert first != item.text
+
+
+def test_seed_changes_random_edits():
+    deletion = PERTURBATIONS["summeval"][0]
+    assert deletion.perturb(SUMMARY, 0, []) != deletion.perturb(SUMMARY, 1, [])
+
+
+def test_perturbation_table_matches_the_paper():
+    def table(dataset):
+        return {(p.id, p.level, p.degree, p.method, p.k) for p in PERTURBATIONS[dataset]}
+
+    assert table("summeval") == {
+        ("char_deletion_minor", "character", "minor", "rule", 10),
+        ("char_deletion_major", "character", "major", "rule", 50),
+        ("typos_minor", "character", "minor", "rule", 10),
+        ("typos_major", "character", "major", "rule", 50),
+        ("sentence_reorder_minor", "sentence", "minor", "rule", 2),
+        ("sentence_reorder_major", "sentence", "major", "rule", None),
+    }
+    assert {(p.id, p.k) for p in PERTURBATIONS["sumpubmed"]} == {
+        ("char_deletion_minor", 20), ("char_deletion_major", 100), ("typos_minor", 20), ("typos_major", 100),
+        ("sentence_reorder_minor", 2), ("sentence_reorder_major", None),
+    }
+    assert table("storycloze") == {
+        ("char_deletion", "character", None, "rule", 5),
+        ("typos", "character", None, "rule", 5),
+        ("random_ending", "sentence", None, "rule", None),
+        ("wrong_ending", "sentence", None, "rule", None),
+    }
+    assert {(p.id, p.level, p.k) for p in PERTURBATIONS["answer_equivalence"]} == {
+        ("char_deletion_minor", "character", 5), ("char_deletion_major", "character", 25),
+        ("typos_minor", "character", 5), ("typos_major", "character", 25), ("random_answer", "sentence", None),
+    }
+    for pair in ("wmt22_de_en", "wmt22_zh_en"):
+        assert {(p.id, p.level, p.k) for p in PERTURBATIONS[pair]} == {
+            ("char_deletion_minor", "character", 10), ("char_deletion_major", "character", 50),
+            ("typos_minor", "character", 10), ("typos_major", "character", 50),
+            ("word_deletion_minor", "word", 5), ("word_deletion_major", "word", 25),
+        }
+
+
+def test_story_perturbations_borrow_and_swap_endings():
+    pool = [Item("a", "He smiled.", "ctx", wrong_text="He cried."), Item("b", "She left.", "ctx2", wrong_text="She sang.")]
+    by_id = {p.id: p for p in PERTURBATIONS["storycloze"]}
+    assert by_id["random_ending"].perturb(pool[0], 0, pool) == "She left."
+    assert by_id["wrong_ending"].perturb(pool[0], 0, pool) == "He cried."
+    with pytest.raises(NotApplicable):
+        by_id["random_ending"].perturb(pool[0], 0, pool[:1])
+
+
+def test_llm_rows_need_a_perturber():
+    row = Perturbation("fictional_entities_minor", "fictional_entities", "word", "minor", "llm", None)
+    with pytest.raises(NotApplicable, match="perturber"):
+        row.perturb(SUMMARY, 0, [])
+
+
+def test_select_perturbations():
+    available = PERTURBATIONS["summeval"]
+    assert select_perturbations(available, None) == available
+    assert [p.id for p in select_perturbations(available, "typos_minor, sentence_reorder_major")] == [
+        "typos_minor", "sentence_reorder_major"
+    ]
+    with pytest.raises(ValueError, match="unknown perturbation"):
+        select_perturbations(available, "typo_minor")
+
+
+def test_custom_story_kind_leaves_out_wrong_ending():
+    assert "wrong_ending" not in {p.id for p in KIND_PERTURBATIONS["story"]}

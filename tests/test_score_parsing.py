@@ -1,0 +1,41 @@
+import pytest
+
+from solvers.score_parsing import parse_rating
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("4", 4.0),
+        (" 3\n", 3.0),
+        ("Score: 4", 4.0),
+        ("Coherence score: 2", 2.0),
+        ("4/5", 4.0),
+        ("I'd give it 3 / 5.", 3.0),
+        ("4 out of 5", 4.0),
+        ("[[5]]", 5.0),
+        ("Rating: [[2]]", 2.0),
+        ("The summary repeats itself and jumps between topics. 2", 2.0),
+        ("The ending fits the story well, so I rate it 4.", 4.0),
+        ("3.5", 3.5),
+        ("1. 5\n2.", 5.0),
+        ("1. Read the summary.\n2. Check facts.\nScore: 3", 3.0),
+        ("Fluency: 5", 5.0),
+    ],
+)
+def test_parses_common_answer_forms(answer, expected):
+    assert parse_rating(answer) == expected
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["", "   ", "The summary is fine.", "Score: 7", "0", "10/10", "[[6]]", "-", "Score: high"],
+)
+def test_missing_or_out_of_range_is_unparsable(answer):
+    assert parse_rating(answer) is None
+
+
+def test_other_scales():
+    assert parse_rating("8", low=1, high=10) == 8.0
+    assert parse_rating("Score: 3", low=1, high=3) == 3.0
+    assert parse_rating("Score: 4", low=1, high=3) is None
