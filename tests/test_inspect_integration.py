@@ -44,7 +44,7 @@ def run_inspect(task: str, answer, tmp_path: Path, *task_args: str) -> tuple[Eva
         args = [arg for pair in task_args for arg in ("-T", pair)]
         result = subprocess.run(
             [INSPECT, "eval", task, "--model", "openai-api/fakejudge/judge",
-             "--log-format", "json", "--display", "none", *args],
+             "--log-format", "json", "--display", "plain", *args],
             env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path,
         )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
