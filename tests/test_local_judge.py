@@ -40,7 +40,7 @@ def test_storycloze_runs_on_the_cpu_judge(judge_folder, dhp_data, tmp_path):
         [INSPECT, "eval", "dhp_tasks/storycloze", "--model", "hf/smollm2", *inspect_model_args(judge_folder),
          "-T", f"data_dir={folder}", "-T", "n=2", "-T", "repeats=1", "-T", "perturbations=wrong_ending",
          "--max-tokens", "8", "--log-dir", str(tmp_path / "logs"), "--log-format", "json", "--display", "plain"],
-        env={**os.environ, "INSPECT_CACHE_DIR": str(tmp_path / "cache")},
+        env={**os.environ, "INSPECT_CACHE_DIR": str(tmp_path / "cache"), "HF_HUB_OFFLINE": "1"},
         capture_output=True, text=True, timeout=1200, cwd=tmp_path,
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
