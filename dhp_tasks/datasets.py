@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from dhp_tasks.perturbations import Item, split_sentences
+from judge_data import DataError, download, field, read_jsonl
 
 logger = logging.getLogger(__name__)
 
@@ -34,42 +35,6 @@ WMT22_RAW = "https://raw.githubusercontent.com/wmt-conference/wmt22-news-systems
 ANSWER_MIN_CHARS = 150
 TRANSLATION_MIN_CHARS = 300
 SUMPUBMED_SECTION_ENDS = {"RESULTS", "METHODS", "CONCLUSIONS", "CONCLUSION", "RESULT"}
-
-
-class DataError(ValueError):
-    """A data file is missing or malformed; the message names the file, row and field."""
-
-
-def download(url: str) -> Path:
-    """A cached local copy of ``url`` (the ``datasets`` download cache), or a clear error when offline."""
-    from datasets import DownloadManager
-
-    try:
-        return Path(DownloadManager(dataset_name="judge_meta_eval").download(url))
-    except Exception as error:
-        raise ConnectionError(
-            f"could not download {url} ({error}). Without network access, pass -T data_dir=<folder> "
-            "with a local copy of the dataset."
-        ) from error
-
-
-def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    with path.open(encoding="utf-8") as lines:
-        for row_number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                yield row_number, json.loads(line)
-            except json.JSONDecodeError as error:
-                raise DataError(f"{path}, row {row_number}: not valid JSON ({error.msg})") from error
-
-
-def field(row: dict[str, Any], name: str, path: Path | str, row_number: int) -> Any:
-    """``row[name]``, or an error naming the file, row and field."""
-    value = row.get(name)
-    if value is None or (isinstance(value, str) and not value.strip()):
-        raise DataError(f"{path}, row {row_number}: field {name!r} is missing or empty")
-    return value
 
 
 def _only_file(folder: Path, pattern: str) -> Path:

@@ -18,14 +18,14 @@ from typing import Any
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from dhp_tasks.datasets import DATASETS, DataError, DhpDataset, field, load_pool, read_jsonl, select_items
+from dhp_tasks.datasets import DATASETS, DhpDataset, load_pool, select_items
+from judge_data import DataError, field, names_option, read_jsonl
 from dhp_tasks.perturbations import (
     KIND_PERTURBATIONS,
     PERTURBATIONS,
     Item,
     NotApplicable,
     Perturbation,
-    names_option,
     select_perturbations,
 )
 from dhp_tasks.prompts import TEXT_KINDS, TextKind

@@ -18,6 +18,8 @@ from typing import Literal
 import typo
 from nltk.tokenize.punkt import PunktSentenceTokenizer
 
+from judge_data import names_option
+
 Level = Literal["character", "word", "sentence"]
 Degree = Literal["minor", "major"]
 Method = Literal["rule", "llm"]
@@ -215,14 +217,6 @@ PERTURBATIONS: dict[str, list[Perturbation]] = {
     "wmt22_zh_en": TRANSLATION_PERTURBATIONS,
 }
 """Perturbations per dataset, with the paper's k values (Table 2; Story Cloze deletions from the NAACL version)."""
-
-
-def names_option(value: str | Sequence[str] | None) -> list[str] | None:
-    """A task option naming several things: ``a,b`` on the command line (inspect may already split it) or a list."""
-    if value is None or value == "":
-        return None
-    parts = value.split(",") if isinstance(value, str) else list(value)
-    return [str(part).strip() for part in parts if str(part).strip()]
 
 
 def select_perturbations(available: Sequence[Perturbation], requested: str | Sequence[str] | None) -> list[Perturbation]:

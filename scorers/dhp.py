@@ -10,6 +10,7 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import TaskState
 
 from scorers.discernment import Combination, ScoreRecord, discernment_report
+from scorers.values import as_float
 from solvers.geval import RATINGS_STORE_KEY
 
 
@@ -38,7 +39,7 @@ def dhp_discernment(
                     item_id=str(metadata["item_id"]),
                     perturbation=str(metadata["perturbation"]),
                     level=metadata.get("level"),
-                    scores={name: _as_float(value.get(name)) for name in metrics},
+                    scores={name: as_float(value.get(name)) for name in metrics},
                 )
             )
             for name, count in ((sample_score.score.metadata or {}).get("parse_failures") or {}).items():
@@ -51,10 +52,6 @@ def dhp_discernment(
         return report
 
     return compute
-
-
-def _as_float(value: object) -> float:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
 
 
 @scorer(metrics=[])

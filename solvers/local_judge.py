@@ -55,9 +55,17 @@ def prepare(cache_dir: str | Path | None = None) -> Path:
     return folder
 
 
+def model_args(folder: Path) -> dict[str, str | bool]:
+    """inspect ``hf/`` provider arguments for the prepared folder: CPU, greedy decoding (judging at temperature 0)."""
+    return {"model_path": str(folder), "gguf_file": GGUF_FILE, "device": "cpu", "do_sample": False}
+
+
 def inspect_model_args(folder: Path) -> list[str]:
-    """The ``-M`` options for ``inspect eval --model hf/smollm2`` (greedy decoding: the paper judges at temperature 0)."""
-    return ["-M", f"model_path={folder}", "-M", f"gguf_file={GGUF_FILE}", "-M", "device=cpu", "-M", "do_sample=false"]
+    """:func:`model_args` as ``-M`` options for ``inspect eval --model hf/smollm2``."""
+    options = []
+    for name, value in model_args(folder).items():
+        options += ["-M", f"{name}={str(value).lower() if isinstance(value, bool) else value}"]
+    return options
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,4 +1,4 @@
-"""Reading a numeric rating out of a judge's free-text answer.
+"""Reading ratings and verdicts out of a judge's free-text answer.
 
 Judges answer in many shapes ("4", "Score: 4", "4/5", "4 out of 5", "[[4]]", a sentence of reasoning
 that ends in a number). A rating that is missing or outside the scale is *unparsable*: the caller
@@ -8,6 +8,7 @@ counts it and leaves it out; it is never replaced by a default.
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 _NUMBER = r"(\d+(?:\.\d+)?)"
 
@@ -38,3 +39,44 @@ def parse_rating(answer: str, low: float = 1, high: float = 5) -> float | None:
 def _in_range(number: str, low: float, high: float) -> float | None:
     value = float(number)
     return value if low <= value <= high else None
+
+
+Verdict = Literal["A", "B", "tie"]
+
+_VERDICT_PATTERNS = (
+    re.compile(r"\[\[\s*(A|B|C|tie)\s*\]\]", re.IGNORECASE),
+    re.compile(r"verdict\s*(?:is)?\s*[:=]?\s*\**\s*\(?\b(A|B|C|tie)\b", re.IGNORECASE),
+    re.compile(r"\b(?:assistant|answer|response|output)\s*\(?(A|B)\)?\s+(?:is|was)\s+(?:better|superior|preferred|stronger)", re.IGNORECASE),
+)
+_TIE_WORDS = re.compile(r"\b(?:tie|equally good|equally bad|both (?:answers )?are equal(?:ly good)?)\b", re.IGNORECASE)
+
+
+def parse_verdict(answer: str) -> Verdict | None:
+    """A pairwise verdict: ``A``, ``B`` or ``tie`` (``C`` in the bracket form means a tie), else ``None``."""
+    for pattern in _VERDICT_PATTERNS:
+        matches = pattern.findall(answer)
+        if matches:
+            return _verdict(matches[-1])
+    bare = answer.strip().strip(".*()[] ").upper()
+    if bare in ("A", "B", "C", "TIE"):
+        return _verdict(bare)
+    if _TIE_WORDS.search(answer):
+        return "tie"
+    return None
+
+
+def _verdict(token: str) -> Verdict:
+    token = token.upper()
+    return "tie" if token in ("C", "TIE") else token  # type: ignore[return-value]
+
+
+_YES_NO = re.compile(r"\[\[\s*(YES|NO)\s*\]\]|^\s*(YES|NO)\b", re.IGNORECASE)
+
+
+def parse_yes_no(answer: str) -> bool | None:
+    """``[[YES]]`` / ``[[NO]]`` (or a bare yes/no at the start) as a boolean, else ``None``."""
+    matches = _YES_NO.findall(answer)
+    if not matches:
+        return None
+    bracketed, bare = matches[-1]
+    return (bracketed or bare).upper() == "YES"

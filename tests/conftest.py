@@ -24,3 +24,8 @@ def data_folder(*parts: str) -> Path:
 @pytest.fixture
 def dhp_data():
     return lambda dataset: data_folder("dhp", dataset)
+
+
+@pytest.fixture
+def fbi_data():
+    return data_folder("fbi")

@@ -27,6 +27,32 @@ def judged_text(prompt: str) -> str:
     return match.group(1)
 
 
+_SINGLE_ANSWER = re.compile(
+    r"\[Answer\]\n(.*?)\n\n(?:Evaluate only along this axis|Score with this rubric|Reply with the rating only|First explain)",
+    re.DOTALL,
+)
+_PAIR = re.compile(
+    r"\[Answer A\]\n(.*?)\n\n\[Answer B\]\n(.*?)\n\n(?:Evaluate only along|Follow these rules|Reply with the verdict|First explain)",
+    re.DOTALL,
+)
+_REFERENCED = re.compile(r"\[Answer to judge\]\n(.*?)\n\nCompare the answer", re.DOTALL)
+
+
+def knows_gold(golds: set[str]) -> Answer:
+    """An FBI judge that recognises the gold answers: rates them 3 and anything else 1, and always picks them."""
+
+    def answer(prompt: str) -> str:
+        if pair := _PAIR.search(prompt):
+            first, second = pair.groups()
+            return "Answer A is the gold one. [[A]]" if first in golds else "[[B]]"
+        judged = _SINGLE_ANSWER.search(prompt) or _REFERENCED.search(prompt)
+        if judged is None:
+            raise ValueError(f"not an FBI judge prompt: {prompt[:200]!r}")
+        return "Rating: [[3]]" if judged.group(1) in golds else "It has an error. Rating: [[1]]"
+
+    return answer
+
+
 def constant(answer: str) -> Answer:
     return lambda prompt: answer
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from inspect_ai.log import EvalLog, read_eval_log
 
-from dhp_tasks.dhp import custom, paper_dataset_task
+from dhp_tasks.dhp import paper_dataset_task
 from dhp_tasks.datasets import DATASETS
 from tests.fake_judge import constant, knows_originals, serve
 
@@ -31,8 +31,11 @@ FOLDERS = {
 }
 
 
-def run_inspect(task: str, answer, tmp_path: Path, *task_args: str) -> tuple[EvalLog, list[dict]]:
+def run_inspect(
+    task: str, answer, tmp_path: Path, *task_args: str, extra_args: tuple[str, ...] = ()
+) -> tuple[EvalLog, list[dict]]:
     """Run ``inspect eval`` in a subprocess against the fake judge; return the log and the judge's requests."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
     with serve(answer) as (url, calls):
         env = dict(
             os.environ,
@@ -44,7 +47,7 @@ def run_inspect(task: str, answer, tmp_path: Path, *task_args: str) -> tuple[Eva
         args = [arg for pair in task_args for arg in ("-T", pair)]
         result = subprocess.run(
             [INSPECT, "eval", task, "--model", "openai-api/fakejudge/judge",
-             "--log-format", "json", "--display", "plain", *args],
+             "--log-format", "json", "--display", "plain", *args, *extra_args],
             env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path,
         )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]

@@ -8,9 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
 
-from solvers.local_judge import GGUF_FILE, inspect_model_args, prepare
+from fbi_tasks.fbi import pairwise, reference, single
+from fbi_tasks.prompts import PAIRWISE_STRATEGIES, SINGLE_STRATEGIES
+from solvers.local_judge import GGUF_FILE, inspect_model_args, model_args, prepare
 
 pytestmark = pytest.mark.local_judge
 
@@ -58,3 +61,27 @@ def test_storycloze_runs_on_the_cpu_judge(judge_folder, dhp_data, tmp_path):
             assert len(rating["answers"]) == 1 and rating["answers"][0].strip()
             answered += rating["scores"][0] is not None
     assert metrics["parse_failures"] == 4 * 3 - answered
+
+
+def test_every_fbi_strategy_runs_on_the_cpu_judge(judge_folder, fbi_data, tmp_path, monkeypatch):
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    options = {"data_dir": str(fbi_data), "categories": "entity,score_invariant", "per_category": 1}
+    tasks = [
+        *(single(strategy=strategy, **options) for strategy in SINGLE_STRATEGIES),
+        *(pairwise(strategy=strategy, **options) for strategy in PAIRWISE_STRATEGIES),
+        reference(**options),
+    ]
+    logs = inspect_eval(
+        tasks, model="hf/smollm2", model_args=model_args(judge_folder), max_tokens=24,
+        log_dir=str(tmp_path / "logs"), display="none", max_tasks=1,
+    )
+    assert len(logs) == 11
+    for log in logs:
+        assert log.status == "success", log.error
+        metrics = {name: metric.value for name, metric in log.results.scores[0].metrics.items()}
+        assert "parse_failures" in metrics
+        assert len(log.samples) == 2
+        for sample in log.samples:
+            answers = next(iter(sample.scores.values())).metadata["answers"]
+            assert answers and all(answer.strip() for answer in answers.values())

@@ -1,6 +1,6 @@
 import pytest
 
-from solvers.score_parsing import parse_rating
+from solvers.score_parsing import parse_rating, parse_verdict, parse_yes_no
 
 
 @pytest.mark.parametrize(
@@ -39,3 +39,33 @@ def test_other_scales():
     assert parse_rating("8", low=1, high=10) == 8.0
     assert parse_rating("Score: 3", low=1, high=3) == 3.0
     assert parse_rating("Score: 4", low=1, high=3) is None
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("A", "A"),
+        ("[[B]]", "B"),
+        ("[[C]]", "tie"),
+        ("Verdict: A", "A"),
+        ("Both are fine. Final verdict: [[A]]", "A"),
+        ("Assistant B is better because it is accurate.", "B"),
+        ("It's a tie.", "tie"),
+        ("tie", "tie"),
+        ("I first thought [[A]] but on reflection [[B]]", "B"),
+    ],
+)
+def test_parses_verdicts(answer, expected):
+    assert parse_verdict(answer) == expected
+
+
+@pytest.mark.parametrize("answer", ["", "Both have merits.", "Answer A has a typo, answer B is long."])
+def test_unclear_verdicts_are_unparsable(answer):
+    assert parse_verdict(answer) is None
+
+
+def test_parses_yes_no():
+    assert parse_yes_no("[[YES]]") is True
+    assert parse_yes_no("The explanation says nothing. [[NO]]") is False
+    assert parse_yes_no("No, it does not.") is False
+    assert parse_yes_no("maybe") is None

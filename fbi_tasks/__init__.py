@@ -1,0 +1,1 @@
+"""FBI blind-spot suites: tasks, data loading and judge prompts."""

@@ -1,0 +1,178 @@
+"""The FBI data: gold / perturbed answer pairs per category, from a local folder or the authors' release.
+
+Layout (the release's ``data.zip``, also ``../shared/data/fbi/``): one folder per ability, one TSV per
+category with the columns ``cdx`` (id), ``question``, ``og`` (gold answer), ``perturbed_gpt4``.
+"""
+
+from __future__ import annotations
+
+import csv
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from judge_data import DataError, download_and_extract, field
+
+FBI_RELEASE_URL = "https://github.com/AI4Bharat/FBI/raw/b8ce46a04e4886055e85cf7a441b04232f75b3e1/assets/data.zip"
+
+ABILITIES = ("long_form", "factual", "instruction_following", "reasoning")
+SCORE_INVARIANT = "score_invariant"
+
+ABILITY_FOLDERS = {
+    "long-form": "long_form",
+    "factual": "factual",
+    "instruction-following": "instruction_following",
+    "reasoning": "reasoning",
+    "score-invariant": SCORE_INVARIANT,
+}
+ID_PREFIX_ABILITY = {"lf": "long_form", "factual": "factual", "if": "instruction_following", "reasoning": "reasoning"}
+"""Score-invariant rows carry their source ability in the id prefix (``lf-60_...``, ``reasoning-31``)."""
+
+
+@dataclass(frozen=True)
+class Category:
+    id: str
+    ability: str
+    file: str
+    title: str
+    in_paper: bool = True
+
+
+CATEGORIES: tuple[Category, ...] = (
+    Category("grammar", "long_form", "grammar-errors.tsv", "Grammar"),
+    Category("spelling", "long_form", "spelling-errors.tsv", "Spelling"),
+    Category("consistency", "long_form", "consistency-errors.tsv", "Consistency"),
+    Category("chronology", "long_form", "seq-errors.tsv", "Chronology"),
+    Category("coherence", "long_form", "coherence-errors.tsv", "Coherence"),
+    Category("comprehensiveness", "long_form", "comprehensiveness-errors.tsv", "Comprehensiveness"),
+    Category("formatting", "long_form", "formatting-errors.tsv", "Formatting", in_paper=False),
+    Category("superficial", "long_form", "superficial-errors.tsv", "Superficial", in_paper=False),
+    Category("contextual", "factual", "contextual-errors.tsv", "Contextual"),
+    Category("entity", "factual", "entity-errors.tsv", "Entity"),
+    Category("incorrect_fact", "factual", "incorrect-fact.tsv", "Incorrect Fact"),
+    Category("number_errors", "factual", "number-errors.tsv", "Number Errors"),
+    Category("opposite_fact", "factual", "opposite-fact.tsv", "Opposite Fact"),
+    Category("remove_fact", "factual", "remove-fact.tsv", "Remove Fact"),
+    Category("do_less", "instruction_following", "do-less-errors.tsv", "Do Less"),
+    Category("do_more", "instruction_following", "do-more-errors.tsv", "Do More"),
+    Category("ignore_format", "instruction_following", "ignore-format-errors.tsv", "Ignore Format"),
+    Category("sequence_errors", "instruction_following", "incorrect-sequence-errors.tsv", "Sequence Errors"),
+    Category("assumptions", "instruction_following", "assumption-errors.tsv", "Assumptions"),
+    Category("calculations", "reasoning", "calculation-errors.tsv", "Calculations"),
+    Category("copying_numbers", "reasoning", "copying-numbers-errors.tsv", "Copying Numbers"),
+    Category("final_errors", "reasoning", "final-answer-errors.tsv", "Final Errors"),
+    Category("incorrect_units", "reasoning", "incorrect-units.tsv", "Incorrect Units"),
+    Category("wrong_formula", "reasoning", "wrong-formula.tsv", "Wrong Formula"),
+    Category("score_invariant", SCORE_INVARIANT, "score_invariant.tsv", "Score Invariant"),
+)
+"""The paper's 22 categories (Table 2), the two long-form files outside its 2400, and the score-invariant set."""
+
+ABILITY_FOLDER_OF = {ability: folder for folder, ability in ABILITY_FOLDERS.items()}
+
+
+@dataclass(frozen=True)
+class FbiItem:
+    id: str
+    ability: str
+    category: str
+    question: str
+    gold: str
+    perturbed: str
+    axis_ability: str
+    """The ability whose evaluation axis fits the question (the source ability for score-invariant rows)."""
+
+    @property
+    def invariant(self) -> bool:
+        return self.ability == SCORE_INVARIANT
+
+
+def _axis_ability(item_id: str, ability: str, path: Path, row: int) -> str:
+    if ability != SCORE_INVARIANT:
+        return ability
+    prefix = item_id.split("_")[0].rsplit("-", 1)[0]
+    if prefix not in ID_PREFIX_ABILITY:
+        raise DataError(f"{path}, row {row}: field 'cdx' {item_id!r} does not start with one of {sorted(ID_PREFIX_ABILITY)}")
+    return ID_PREFIX_ABILITY[prefix]
+
+
+def read_category(root: Path, category: Category) -> list[FbiItem]:
+    path = root / ABILITY_FOLDER_OF[category.ability] / category.file
+    if not path.is_file():
+        raise DataError(f"{path}: missing FBI category file")
+    csv.field_size_limit(1 << 30)
+    items = []
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle, delimiter="\t")
+        missing = {"cdx", "question", "og", "perturbed_gpt4"} - set(reader.fieldnames or ())
+        if missing:
+            raise DataError(f"{path}: missing column(s) {sorted(missing)}")
+        for row_number, row in enumerate(reader, start=2):
+            item_id = field(row, "cdx", path, row_number).strip()
+            items.append(
+                FbiItem(
+                    id=item_id,
+                    ability=category.ability,
+                    category=category.id,
+                    question=field(row, "question", path, row_number).strip(),
+                    gold=field(row, "og", path, row_number).strip(),
+                    perturbed=field(row, "perturbed_gpt4", path, row_number).strip(),
+                    axis_ability=_axis_ability(item_id, category.ability, path, row_number),
+                )
+            )
+    return items
+
+
+def release_root() -> Path:
+    """The authors' data release, downloaded and unpacked once; the folder that holds the ability folders."""
+    extracted = download_and_extract(FBI_RELEASE_URL)
+    for candidate in [extracted, *sorted(p for p in extracted.rglob("*") if p.is_dir() and "__MACOSX" not in p.parts)]:
+        if (candidate / "factual").is_dir() and (candidate / "reasoning").is_dir():
+            return candidate
+    raise DataError(f"{FBI_RELEASE_URL}: no ability folders found in the unpacked archive {extracted}")
+
+
+def select_categories(
+    abilities: Sequence[str] | None, categories: Sequence[str] | None, include_extra: bool
+) -> list[Category]:
+    """Categories chosen by ability and/or id; the two files outside the paper's 2400 only on request."""
+    known_abilities = (*ABILITIES, SCORE_INVARIANT)
+    for ability in abilities or ():
+        if ability not in known_abilities:
+            raise ValueError(f"unknown ability {ability!r}; choose from {list(known_abilities)}")
+    by_id = {category.id: category for category in CATEGORIES}
+    for category_id in categories or ():
+        if category_id not in by_id:
+            raise ValueError(f"unknown category {category_id!r}; choose from {sorted(by_id)}")
+    chosen = [
+        category
+        for category in CATEGORIES
+        if (abilities is None or category.ability in abilities)
+        and (categories is None or category.id in categories)
+        and (category.in_paper or include_extra or (categories is not None and category.id in categories))
+    ]
+    if not chosen:
+        raise ValueError(f"no FBI category matches abilities={abilities} categories={categories}")
+    return chosen
+
+
+def load_items(
+    data_dir: str | Path | None,
+    abilities: Sequence[str] | None = None,
+    categories: Sequence[str] | None = None,
+    per_category: int | None = None,
+    seed: int = 0,
+    include_extra: bool = False,
+) -> list[FbiItem]:
+    """The chosen categories' items, at most ``per_category`` of each (a seeded draw, kept in file order)."""
+    root = Path(data_dir).expanduser() if data_dir is not None else release_root()
+    if not root.is_dir():
+        raise DataError(f"data_dir {root} is not a folder")
+    items: list[FbiItem] = []
+    for category in select_categories(abilities, categories, include_extra):
+        rows = read_category(root, category)
+        if per_category is not None and per_category < len(rows):
+            keep = sorted(random.Random(f"{seed}:{category.id}").sample(range(len(rows)), per_category))
+            rows = [rows[index] for index in keep]
+        items.extend(rows)
+    return items

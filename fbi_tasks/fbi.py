@@ -1,0 +1,177 @@
+"""FBI (Finding Blind spots in evaluator LLMs) tasks for inspect-ai.
+
+Doddapaneni et al., "Finding Blind Spots in Evaluator LLMs with Interpretable Checklists", EMNLP 2024.
+Each item is a question with a gold answer and a copy carrying one targeted error; a good judge
+penalises the copy. The metric is how often it does not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.solver import TaskState
+
+from fbi_tasks.data import FbiItem, load_items
+from judge_data import names_option
+from fbi_tasks.prompts import (
+    AXES,
+    DEFAULT_SCALE,
+    EXPLAINED,
+    PAIRWISE_STRATEGIES,
+    REFERENCE_STRATEGIES,
+    SINGLE_STRATEGIES,
+    explanation_check_prompt,
+    pairwise_prompt,
+    reference_prompt,
+    single_prompt,
+)
+from scorers.fbi import Paradigm, blind_spot_judgments, blind_spot_rates
+from solvers.judge import answer_prompts
+
+STRATEGIES: dict[Paradigm, tuple[str, ...]] = {
+    "single": SINGLE_STRATEGIES,
+    "pairwise": PAIRWISE_STRATEGIES,
+    "reference": REFERENCE_STRATEGIES,
+}
+
+
+def _sample(item: FbiItem) -> Sample:
+    return Sample(
+        id=f"{item.category}/{item.id}",
+        input=item.question,
+        target=item.gold,
+        metadata={
+            "ability": item.ability,
+            "category": item.category,
+            "invariant": item.invariant,
+            "axis_ability": item.axis_ability,
+            "question": item.question,
+            "gold": item.gold,
+            "perturbed": item.perturbed,
+        },
+    )
+
+
+def _prompts(paradigm: Paradigm, strategy: str, scale: int):
+    def build(state: TaskState) -> Mapping[str, str]:
+        meta = state.metadata
+        axis = AXES[meta["axis_ability"]]
+        if paradigm == "single":
+            return {
+                name: single_prompt(strategy, meta["question"], meta[name], scale, axis) for name in ("gold", "perturbed")
+            }
+        if paradigm == "pairwise":
+            return {
+                "gold_first": pairwise_prompt(strategy, meta["question"], meta["gold"], meta["perturbed"], axis),
+                "gold_second": pairwise_prompt(strategy, meta["question"], meta["perturbed"], meta["gold"], axis),
+            }
+        return {"perturbed": reference_prompt(meta["question"], meta["gold"], meta["perturbed"], scale)}
+
+    return build
+
+
+def fbi_task(
+    paradigm: Paradigm,
+    strategy: str,
+    data_dir: str | None,
+    abilities: str | Sequence[str] | None,
+    categories: str | Sequence[str] | None,
+    per_category: int | None,
+    seed: int,
+    scale: int | None,
+    include_extra: bool,
+    temperature: float,
+) -> Task:
+    """Assemble one FBI strategy: items, the judge prompts, the failure-rate metric."""
+    if strategy not in STRATEGIES[paradigm]:
+        raise ValueError(f"unknown {paradigm} strategy {strategy!r}; choose from {list(STRATEGIES[paradigm])}")
+    scale = scale or DEFAULT_SCALE.get(strategy, 10)
+    if strategy in ("rubric", "axis_rubric") and scale not in (3, 5):
+        raise ValueError(f"{strategy} scores on 1-3 or 1-5 (the paper's two rubric ranges), not 1-{scale}")
+    items = load_items(data_dir, names_option(abilities), names_option(categories), per_category, seed, include_extra)
+    return Task(
+        dataset=MemoryDataset([_sample(item) for item in items], name=f"fbi_{paradigm}"),
+        solver=answer_prompts(_prompts(paradigm, strategy, scale), temperature=temperature),
+        scorer=blind_spot_judgments(paradigm, scale, explanation_check_prompt if strategy in EXPLAINED else None),
+        metrics=[blind_spot_rates(paradigm)],
+        name=f"fbi_{paradigm}_{strategy}",
+        metadata={
+            "paradigm": paradigm,
+            "strategy": strategy,
+            "scale": None if paradigm == "pairwise" else scale,
+            "n_items": len(items),
+            "source": data_dir or "authors' release",
+        },
+    )
+
+
+@task
+def single(
+    strategy: str = "vanilla",
+    data_dir: str | None = None,
+    abilities: str | list[str] | None = None,
+    categories: str | list[str] | None = None,
+    per_category: int | None = None,
+    seed: int = 0,
+    scale: int | None = None,
+    include_extra: bool = False,
+    temperature: float = 0.0,
+) -> Task:
+    """FBI single-answer scoring: the gold and the perturbed answer are rated in separate calls.
+
+    Args:
+        strategy: vanilla_star, vanilla, rubric, axis or axis_rubric
+        data_dir: local folder in the layout of shared/data/fbi/ (default: the authors' release)
+        abilities: comma-separated subset of long_form, factual, instruction_following, reasoning, score_invariant
+        categories: comma-separated category ids (e.g. entity,spelling)
+        per_category: at most this many items per category (a seeded draw)
+        seed: seed for the per-category draw
+        scale: top of the score range (default 10; 3 for the rubric strategies, which also take 5)
+        include_extra: also load the two long-form files outside the paper's 2400 items
+        temperature: judge temperature (default 0, as in the paper)
+    """
+    return fbi_task("single", strategy, data_dir, abilities, categories, per_category, seed, scale, include_extra, temperature)
+
+
+@task
+def pairwise(
+    strategy: str = "pairwise",
+    data_dir: str | None = None,
+    abilities: str | list[str] | None = None,
+    categories: str | list[str] | None = None,
+    per_category: int | None = None,
+    seed: int = 0,
+    include_extra: bool = False,
+    temperature: float = 0.0,
+) -> Task:
+    """FBI pairwise comparison: each gold/perturbed pair judged twice, gold first and gold second.
+
+    Args:
+        strategy: pairwise_star, pairwise, rules, axis or axis_rules
+        data_dir, abilities, categories, per_category, seed, include_extra, temperature: as for fbi_tasks/single
+    """
+    return fbi_task("pairwise", strategy, data_dir, abilities, categories, per_category, seed, None, include_extra, temperature)
+
+
+@task
+def reference(
+    strategy: str = "reference",
+    data_dir: str | None = None,
+    abilities: str | list[str] | None = None,
+    categories: str | list[str] | None = None,
+    per_category: int | None = None,
+    seed: int = 0,
+    scale: int | None = None,
+    include_extra: bool = False,
+    temperature: float = 0.0,
+) -> Task:
+    """FBI reference-guided scoring: the gold answer is the reference, the perturbed answer is rated.
+
+    Args:
+        strategy: reference
+        scale: top of the score range (default 10); a failure is the perturbed answer getting it
+        data_dir, abilities, categories, per_category, seed, include_extra, temperature: as for fbi_tasks/single
+    """
+    return fbi_task("reference", strategy, data_dir, abilities, categories, per_category, seed, scale, include_extra, temperature)

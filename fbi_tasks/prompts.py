@@ -1,0 +1,209 @@
+"""Judge prompts for FBI's eleven strategies (Doddapaneni et al., EMNLP 2024, Section 4), written for this project.
+
+Single-answer strategies ask for ``Rating: [[n]]``, pairwise ones for ``[[A]]``, ``[[B]]`` or ``[[C]]``
+(tie); strategies with an explanation ask for it before the verdict.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SINGLE_STRATEGIES = ("vanilla_star", "vanilla", "rubric", "axis", "axis_rubric")
+PAIRWISE_STRATEGIES = ("pairwise_star", "pairwise", "rules", "axis", "axis_rules")
+REFERENCE_STRATEGIES = ("reference",)
+
+EXPLAINED = {"vanilla", "rubric", "axis", "axis_rubric", "pairwise", "rules", "axis_rules", "reference"}
+"""Strategies whose judge writes an explanation before its verdict."""
+
+DEFAULT_SCALE = {"vanilla_star": 10, "vanilla": 10, "axis": 10, "rubric": 3, "axis_rubric": 3, "reference": 10}
+"""Score ranges as in the paper: 1-10 without a rubric, 1-3 with one (1-5 is the paper's other option)."""
+
+
+@dataclass(frozen=True)
+class Axis:
+    """The evaluation axis that fits a question's ability, with rubric levels for 1-3 and 1-5 scales."""
+
+    name: str
+    question: str
+    levels_3: tuple[str, str, str]
+    levels_5: tuple[str, str, str, str, str]
+
+
+AXES: dict[str, Axis] = {
+    "long_form": Axis(
+        name="Writing quality",
+        question="Is the answer well written: grammatical, correctly spelled, consistent in tone and terms, "
+        "logically ordered, coherent, and complete enough for the request?",
+        levels_3=(
+            "The writing has clear problems (errors, incoherence, missing or irrelevant content) that hurt the answer.",
+            "The writing is understandable but has some noticeable lapses.",
+            "The writing is clean, coherent, well ordered and complete.",
+        ),
+        levels_5=(
+            "The writing is badly flawed: many errors, hard to follow, or largely off the point.",
+            "The writing has several problems that get in the way of the content.",
+            "The writing is acceptable but has noticeable lapses in correctness, flow or completeness.",
+            "The writing is good, with only minor lapses.",
+            "The writing is excellent: correct, coherent, well ordered and complete.",
+        ),
+    ),
+    "factual": Axis(
+        name="Factual accuracy",
+        question="Are all facts, names, numbers and claims in the answer correct, and does it leave out nothing "
+        "essential to a correct answer?",
+        levels_3=(
+            "The answer states false or invented facts, or omits something essential.",
+            "The answer is mostly correct but has a minor inaccuracy or gap.",
+            "Every fact in the answer is correct and nothing essential is missing.",
+        ),
+        levels_5=(
+            "The answer is largely wrong or invented.",
+            "The answer has a serious factual error or omission.",
+            "The answer has a clear but limited factual error or gap.",
+            "The answer is correct apart from a small imprecision.",
+            "The answer is entirely accurate and complete.",
+        ),
+    ),
+    "instruction_following": Axis(
+        name="Instruction following",
+        question="Does the answer do exactly what the instruction asks: all of it, nothing beyond it, in the "
+        "requested format and order, without unfounded assumptions?",
+        levels_3=(
+            "The answer ignores or breaks part of the instruction (missing parts, extra content, wrong format or order).",
+            "The answer follows the instruction with a small deviation.",
+            "The answer follows every part of the instruction.",
+        ),
+        levels_5=(
+            "The answer largely ignores the instruction.",
+            "The answer misses or breaks an important part of the instruction.",
+            "The answer follows the instruction with a clear deviation.",
+            "The answer follows the instruction with a very small deviation.",
+            "The answer follows every part of the instruction exactly.",
+        ),
+    ),
+    "reasoning": Axis(
+        name="Reasoning correctness",
+        question="Is the reasoning correct: the right formula and units, the numbers from the question copied "
+        "correctly, every calculation right, and a final answer that matches the working?",
+        levels_3=(
+            "The reasoning or the final answer contains an error.",
+            "The reasoning is right but its presentation has a minor flaw that does not change the result.",
+            "The reasoning and the final answer are fully correct.",
+        ),
+        levels_5=(
+            "The reasoning is wrong throughout.",
+            "The reasoning has an error that leads to a wrong final answer.",
+            "The reasoning has an error, though the final answer may survive it.",
+            "The reasoning is correct with a minor presentation flaw.",
+            "The reasoning and the final answer are fully correct.",
+        ),
+    ),
+}
+
+GENERAL_LEVELS_3 = (
+    "The answer has a significant problem: an error, a gap, or a failure to do what was asked.",
+    "The answer is acceptable but has a minor problem.",
+    "The answer is correct, complete, well written and does what was asked.",
+)
+GENERAL_LEVELS_5 = (
+    "The answer is unusable: wrong, off-topic or badly written.",
+    "The answer has a major problem.",
+    "The answer is adequate but has clear problems.",
+    "The answer is good with minor problems.",
+    "The answer is excellent: correct, complete, well written and does exactly what was asked.",
+)
+
+PAIRWISE_RULES = (
+    "Prefer the answer that is correct; an error of fact, calculation or logic outweighs style.",
+    "Prefer the answer that follows the instruction exactly: nothing missing, nothing added, the requested format.",
+    "Judge the content, not the length: a longer answer is not better for being longer.",
+    "The order in which the answers are shown must not influence your verdict.",
+    "Call a tie only when neither answer is better.",
+)
+
+
+def _levels(scale: int, axis: Axis | None) -> str:
+    if scale == 3:
+        levels = axis.levels_3 if axis else GENERAL_LEVELS_3
+    elif scale == 5:
+        levels = axis.levels_5 if axis else GENERAL_LEVELS_5
+    else:
+        raise ValueError(f"rubric strategies score on 1-3 or 1-5, not 1-{scale}")
+    return "\n".join(f"{score}: {text}" for score, text in enumerate(levels, start=1))
+
+
+def _axis_text(axis: Axis) -> str:
+    return f"Evaluate only along this axis. {axis.name}: {axis.question}"
+
+
+def single_prompt(strategy: str, question: str, answer: str, scale: int, axis: Axis) -> str:
+    """A prompt that rates one answer to ``question``."""
+    if strategy not in SINGLE_STRATEGIES:
+        raise ValueError(f"unknown single-answer strategy {strategy!r}; choose from {SINGLE_STRATEGIES}")
+    parts = [
+        "You are judging the quality of an AI assistant's answer to a user's request.",
+        f"[Request]\n{question}",
+        f"[Answer]\n{answer}",
+    ]
+    if strategy in ("axis", "axis_rubric"):
+        parts.append(_axis_text(axis))
+    if strategy in ("rubric", "axis_rubric"):
+        parts.append(f"Score with this rubric:\n{_levels(scale, axis if strategy == 'axis_rubric' else None)}")
+    rating = f"Rating: [[n]], where n is a whole number from 1 (worst) to {scale} (best)"
+    if strategy == "vanilla_star":
+        parts.append(f"Reply with the rating only, in exactly this form: {rating}.")
+    else:
+        parts.append(f"First explain your assessment in a few sentences. Then end with {rating}.")
+    return "\n\n".join(parts)
+
+
+def pairwise_prompt(strategy: str, question: str, answer_a: str, answer_b: str, axis: Axis) -> str:
+    """A prompt that compares two answers to ``question``, shown as A and B."""
+    if strategy not in PAIRWISE_STRATEGIES:
+        raise ValueError(f"unknown pairwise strategy {strategy!r}; choose from {PAIRWISE_STRATEGIES}")
+    parts = [
+        "You are comparing two AI assistants' answers to the same user request. Decide which answer is better.",
+        f"[Request]\n{question}",
+        f"[Answer A]\n{answer_a}",
+        f"[Answer B]\n{answer_b}",
+    ]
+    if strategy in ("axis", "axis_rules"):
+        parts.append(_axis_text(axis))
+    if strategy in ("rules", "axis_rules"):
+        parts.append("Follow these rules:\n" + "\n".join(f"{n}. {rule}" for n, rule in enumerate(PAIRWISE_RULES, 1)))
+    verdict = "[[A]] if answer A is better, [[B]] if answer B is better, or [[C]] for a tie"
+    if strategy == "pairwise_star":
+        parts.append(f"Reply with the verdict only: {verdict}.")
+    else:
+        parts.append(f"First explain your comparison in a few sentences. Then end with your verdict: {verdict}.")
+    return "\n\n".join(parts)
+
+
+def reference_prompt(question: str, reference: str, answer: str, scale: int) -> str:
+    """A prompt that rates an answer against a reference answer."""
+    return "\n\n".join(
+        [
+            "You are judging an AI assistant's answer to a user's request, using a reference answer that is known "
+            "to be correct.",
+            f"[Request]\n{question}",
+            f"[Reference answer]\n{reference}",
+            f"[Answer to judge]\n{answer}",
+            "Compare the answer with the reference. Identify any mistake, omission or deviation from the request.",
+            f"First explain your assessment in a few sentences. Then end with Rating: [[n]], where n is a whole "
+            f"number from 1 (worst) to {scale} (best); give {scale} only to an answer with no flaw.",
+        ]
+    )
+
+
+def explanation_check_prompt(question: str, answer: str, explanation: str) -> str:
+    """Asks a checker model whether a judge's explanation reports any problem with the answer (paper 5.3)."""
+    return "\n\n".join(
+        [
+            "Below is an evaluator's explanation of its verdict on an answer to a request. Does the explanation "
+            "point out any mistake, error or shortcoming in the answer, whatever verdict it reached?",
+            f"[Request]\n{question}",
+            f"[Answer]\n{answer}",
+            f"[Evaluator's explanation]\n{explanation}",
+            "Reply with [[YES]] if it points out a problem, or [[NO]] if it does not.",
+        ]
+    )

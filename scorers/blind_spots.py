@@ -1,0 +1,113 @@
+"""FBI statistics: when a judge fails to penalise a perturbed answer, and failure rates with bootstrap CIs.
+
+Plain NumPy/SciPy, shared by every harness (Doddapaneni et al., EMNLP 2024, Section 5). A failure is
+1.0, a success 0.0, and NaN where the judge's verdict could not be parsed (left out of every rate).
+For score-invariant edits the failure is reversed: penalising the edit is the mistake.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+Choice = str
+"""Which answer a pairwise verdict picked: ``gold``, ``perturbed`` or ``tie``."""
+
+
+def single_failure(gold_score: float | None, perturbed_score: float | None, invariant: bool) -> float:
+    """Single-answer scoring: the perturbed answer is not scored below the gold one (invariant: it is)."""
+    if gold_score is None or perturbed_score is None:
+        return math.nan
+    penalised = perturbed_score < gold_score
+    return float(penalised if invariant else not penalised)
+
+
+def pairwise_failure(choice: Choice | None, invariant: bool) -> float:
+    """Pairwise comparison: the gold answer is not chosen (invariant: the gold answer is preferred)."""
+    if choice is None:
+        return math.nan
+    return float(choice == "gold" if invariant else choice != "gold")
+
+
+def reference_failure(perturbed_score: float | None, top_score: float, invariant: bool) -> float:
+    """Reference-guided scoring: the perturbed answer gets the top score (invariant: it does not)."""
+    if perturbed_score is None:
+        return math.nan
+    perfect = perturbed_score >= top_score
+    return float(not perfect if invariant else perfect)
+
+
+def chosen_answer(verdict: str | None, gold_position: str) -> Choice | None:
+    """Turn a positional verdict (``A``, ``B``, ``tie``) into the answer it picked."""
+    if verdict is None:
+        return None
+    if verdict == "tie":
+        return "tie"
+    return "gold" if verdict == gold_position else "perturbed"
+
+
+@dataclass(frozen=True)
+class RateEstimate:
+    rate: float
+    low: float
+    high: float
+    n: int
+
+
+def rate_with_ci(
+    failures: Sequence[float], confidence: float = 0.95, n_resamples: int = 2000, seed: int = 0
+) -> RateEstimate:
+    """Mean failure over the parsed judgments, with a percentile bootstrap CI (scipy.stats.bootstrap).
+
+    NaN (unparsed) values are left out. With no values every field is NaN; with a single value or
+    identical values the interval collapses to the rate.
+    """
+    values = np.asarray([value for value in failures if not math.isnan(value)], dtype=float)
+    if values.size == 0:
+        return RateEstimate(math.nan, math.nan, math.nan, 0)
+    rate = float(values.mean())
+    if values.size == 1 or np.all(values == values[0]):
+        return RateEstimate(rate, rate, rate, int(values.size))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        interval = stats.bootstrap(
+            (values,), np.mean, confidence_level=confidence, n_resamples=n_resamples,
+            method="percentile", rng=np.random.default_rng(seed),
+        ).confidence_interval
+    return RateEstimate(rate, float(interval.low), float(interval.high), int(values.size))
+
+
+@dataclass(frozen=True)
+class FailureRecord:
+    """One judgment of one item: where it belongs and whether the judge failed (NaN: unparsed)."""
+
+    ability: str
+    category: str
+    invariant: bool
+    failure: float
+
+
+def error_rate_metrics(records: Iterable[FailureRecord], prefix: str = "error_rate") -> dict[str, float]:
+    """``prefix`` overall, per ability and per ability/category (perturbed items), ``si_<prefix>`` for
+    score-invariant items, each with ``<name>_ci_low``/``_ci_high`` variants, as flat metric names."""
+    groups: dict[str, list[float]] = {}
+    for record in records:
+        if record.invariant:
+            groups.setdefault(f"si_{prefix}", []).append(record.failure)
+            continue
+        for name in (prefix, f"{prefix}/{record.ability}", f"{prefix}/{record.ability}/{record.category}"):
+            groups.setdefault(name, []).append(record.failure)
+    metrics: dict[str, float] = {}
+    for name, failures in groups.items():
+        estimate = rate_with_ci(failures)
+        base, _, group = name.partition("/")
+        suffix = f"/{group}" if group else ""
+        metrics[name] = estimate.rate
+        metrics[f"{base}_ci_low{suffix}"] = estimate.low
+        metrics[f"{base}_ci_high{suffix}"] = estimate.high
+    return metrics
