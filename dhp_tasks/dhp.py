@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import logging
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
@@ -24,11 +23,11 @@ from dhp_tasks.perturbations import (
     KIND_PERTURBATIONS,
     PERTURBATIONS,
     Item,
-    NotApplicable,
     Perturbation,
     select_perturbations,
 )
 from dhp_tasks.prompts import TEXT_KINDS, TextKind
+from dhp_tasks.suite import all_perturbations, read_suite, rule_variants
 from scorers.dhp import dhp_discernment, mean_ratings
 from scorers.discernment import Combination
 from solvers.geval import rate_criteria
@@ -73,23 +72,21 @@ def load_expert_weights(
     return weights
 
 
-def build_samples(items: Sequence[Item], pool: Sequence[Item], perturbations: Sequence[Perturbation], seed: int, dataset: str) -> list[Sample]:
-    """The original and every applicable perturbed variant of each item, item by item.
+def build_samples(
+    items: Sequence[Item], variants: Mapping[str, Mapping[str, str]], perturbations: Sequence[Perturbation], dataset: str
+) -> list[Sample]:
+    """The original and every available perturbed variant of each item, item by item.
 
     Keeping an item's variants together lets engines with prefix caching reuse its context.
     """
     samples: list[Sample] = []
-    skipped: Counter[str] = Counter()
     for item in items:
         samples.append(_sample(item, item.text, None, dataset))
-        for perturbation in perturbations:
-            try:
-                samples.append(_sample(item, perturbation.perturb(item, seed, pool), perturbation, dataset))
-            except NotApplicable as reason:
-                skipped[perturbation.id] += 1
-                logger.debug("%s", reason)
-    for perturbation_id, count in skipped.items():
-        logger.warning("%s: %s could not be applied to %d of %d items; they are left out", dataset, perturbation_id, count, len(items))
+        samples.extend(
+            _sample(item, variants[item.id][perturbation.id], perturbation, dataset)
+            for perturbation in perturbations
+            if perturbation.id in variants.get(item.id, {})
+        )
     return samples
 
 
@@ -116,10 +113,9 @@ def dhp_task(
     name: str,
     kind: TextKind,
     items: Sequence[Item],
-    pool: Sequence[Item],
-    available: Sequence[Perturbation],
+    variants: Mapping[str, Mapping[str, str]],
+    chosen: Sequence[Perturbation],
     *,
-    perturbations: str | Sequence[str] | None,
     metrics: Sequence[str] | None = None,
     seed: int,
     repeats: int,
@@ -128,8 +124,7 @@ def dhp_task(
     combine: Combination,
     metadata: Mapping[str, Any],
 ) -> Task:
-    """Assemble a DHP task from selected items: samples, the G-Eval judge, the discernment metric."""
-    chosen = select_perturbations(available, perturbations)
+    """Assemble a DHP task from items and their variants: samples, the G-Eval judge, the discernment metric."""
     criteria = [criterion for criterion in kind.criteria if metrics is None or criterion.name in metrics]
     if metrics is not None and len(criteria) != len(metrics):
         unknown = sorted(set(metrics) - {criterion.name for criterion in kind.criteria})
@@ -138,7 +133,7 @@ def dhp_task(
     weights = load_expert_weights(kind, chosen, expert_weights)
     weights = {pid: {m: w for m, w in entry.items() if m in metric_names} for pid, entry in weights.items()}
     return Task(
-        dataset=MemoryDataset(build_samples(items, pool, chosen, seed, name), name=f"dhp_{name}"),
+        dataset=MemoryDataset(build_samples(items, variants, chosen, name), name=f"dhp_{name}"),
         solver=rate_criteria(kind.prompt, criteria, repeats=repeats, temperature=temperature),
         scorer=mean_ratings(metric_names),
         metrics=[dhp_discernment(metric_names, weights, combine)],
@@ -159,6 +154,19 @@ def dhp_task(
     )
 
 
+def generated_variants(
+    items: Sequence[Item], pool: Sequence[Item], chosen: Sequence[Perturbation], seed: int, name: str
+) -> dict[str, dict[str, str]]:
+    """Rule-based variants made at task time; LLM-based ones only come from a suite file."""
+    llm_rows = [p.id for p in chosen if p.method == "llm"]
+    if llm_rows:
+        raise ValueError(f"LLM-based perturbations {llm_rows} come from a suite: build one with dhp-build and pass -T suite=<file>")
+    variants, skipped = rule_variants(items, pool, chosen, seed)
+    for perturbation_id, count in skipped.items():
+        logger.warning("%s: %s could not be applied to %d of %d items; they are left out", name, perturbation_id, count, len(items))
+    return variants
+
+
 def paper_dataset_task(
     dataset: DhpDataset,
     data_dir: str | None,
@@ -169,28 +177,34 @@ def paper_dataset_task(
     temperature: float,
     expert_weights: str | None,
     combine: Combination,
+    suite: str | None = None,
 ) -> Task:
-    pool = load_pool(dataset, data_dir, n, seed)
-    items = select_items(pool, n, seed, dataset.name)
+    if suite is not None:
+        built = read_suite(suite)
+        if built.header["dataset"] != dataset.name:
+            raise ValueError(f"suite {suite} was built for {built.header['dataset']!r}, not {dataset.name!r}")
+        items, variants = built.items, built.variants
+        chosen = select_perturbations(built.perturbations(), perturbations)
+        metadata = {"source": f"suite {suite}", "suite": built.header["provenance"], "suite_report": built.header["report"]}
+    else:
+        pool = load_pool(dataset, data_dir, n, seed)
+        items = select_items(pool, n, seed, dataset.name)
+        available = all_perturbations(dataset.name) if perturbations else PERTURBATIONS[dataset.name]
+        chosen = select_perturbations(available, perturbations)
+        variants = generated_variants(items, pool, chosen, seed, dataset.name)
+        metadata = {"source": str(data_dir) if data_dir else "public source", "n_requested": n, "n_eligible": len(pool)}
     return dhp_task(
         dataset.name,
         TEXT_KINDS[dataset.kind],
         items,
-        pool,
-        PERTURBATIONS[dataset.name],
-        perturbations=perturbations,
+        variants,
+        chosen,
         seed=seed,
         repeats=repeats,
         temperature=temperature,
         expert_weights=expert_weights,
         combine=combine,
-        metadata={
-            "source": str(data_dir) if data_dir else "public source",
-            "description": dataset.description,
-            "n_requested": n,
-            "n_items": len(items),
-            "n_eligible": len(pool),
-        },
+        metadata={**metadata, "description": dataset.description, "n_items": len(items)},
     )
 
 
@@ -206,8 +220,11 @@ def _dataset_task(dataset_name: str):
         temperature: float = 0.0,
         expert_weights: str | None = None,
         combine: Combination = "hmp",
+        suite: str | None = None,
     ) -> Task:
-        return paper_dataset_task(dataset, data_dir, n, seed, perturbations, repeats, temperature, expert_weights, combine)
+        return paper_dataset_task(
+            dataset, data_dir, n, seed, perturbations, repeats, temperature, expert_weights, combine, suite
+        )
 
     dataset_task.__name__ = dataset_name
     dataset_task.__qualname__ = dataset_name
@@ -222,6 +239,7 @@ def _dataset_task(dataset_name: str):
         "    temperature: judge sampling temperature (default 0, as in the paper)\n"
         "    expert_weights: JSON file of expert weights (default: the bundled table)\n"
         "    combine: p-value combination: 'hmp' (harmonic mean, default), 'paper' (DHP's printed formula) or 'wilson'\n"
+        "    suite: suite file from dhp-build; its texts are judged as they are (data_dir, n and seed are then unused)\n"
     )
     return task(name=dataset_name)(dataset_task)
 
@@ -282,13 +300,13 @@ def custom(
         raise ValueError(f"unknown kind {kind!r}; choose from {sorted(TEXT_KINDS)}")
     pool = load_custom_items(data)
     items = select_items(pool, n or len(pool), seed, "custom")
+    chosen = select_perturbations(KIND_PERTURBATIONS[kind], perturbations)
     return dhp_task(
         "custom",
         TEXT_KINDS[kind],
         items,
-        pool,
-        KIND_PERTURBATIONS[kind],
-        perturbations=perturbations,
+        generated_variants(items, pool, chosen, seed, "custom"),
+        chosen,
         metrics=names_option(metrics),
         seed=seed,
         repeats=repeats,

@@ -109,3 +109,20 @@ def serve(answer: Answer) -> Iterator[tuple[str, list[dict]]]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+_PERTURBER_TEXT = re.compile(r"\n(?:Summary|Story ending|Answer|Translation):\n(.*)\n\nChanged [a-z ]+:$", re.DOTALL)
+
+
+def perturber(prompt: str) -> str:
+    """A stand-in perturber: invents an entity, breaks grammar, or repeats a sentence, as the prompt asks."""
+    match = _PERTURBER_TEXT.search(prompt)
+    if match is None:
+        raise ValueError(f"not a DHP perturber prompt: {prompt[:200]!r}")
+    text = match.group(1)
+    if "insert a rephrased version" in prompt:
+        return f"Revised summary: {text} Put another way, {text.split('.')[0].lower()}."
+    first, _, rest = text.partition(" ")
+    if "grammatical errors" in prompt:
+        return text.replace(" is ", " are ", 1) if " is " in text else f"Them {rest}"
+    return f"Zorblax {rest}"

@@ -1,0 +1,221 @@
+"""DHP suites built once and shared: the selected items with every perturbed variant, in one JSONL file.
+
+A discernment score compares judges only when they see the same texts. ``dhp-build`` selects the
+items, applies the rule-based perturbations and asks a perturber model for the LLM-based ones
+(through inspect, with its response cache, so a rebuild costs no calls), and writes:
+
+- line 1, the header: ``format``, ``dataset``, ``kind``, ``provenance`` (perturber model and
+  arguments, prompt version, seed, n, source), ``perturbations`` (id -> family, level, degree, method,
+  k) and ``report`` (perturber calls, rejected replies per perturbation and reason, variants left out);
+- one line per item: ``id``, ``text`` (the original), ``context``, ``variants`` (perturbation id ->
+  perturbed text; a perturbation that could not be applied, or whose replies were all rejected, is
+  absent).
+
+Keys are sorted and nothing time-dependent is written, so the same inputs give the same bytes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dhp_tasks.datasets import DATASETS, load_pool, select_items
+from dhp_tasks.llm_perturbations import LLM_PERTURBATIONS, PROMPT_VERSION, PerturberReport, perturb_with_model
+from dhp_tasks.perturbations import PERTURBATIONS, Item, NotApplicable, Perturbation, select_perturbations
+from judge_data import DataError, read_jsonl
+
+logger = logging.getLogger(__name__)
+
+SUITE_FORMAT = "dhp-suite/1"
+
+
+@dataclass
+class Suite:
+    header: dict[str, Any]
+    items: list[Item]
+    variants: dict[str, dict[str, str]]
+    """item id -> perturbation id -> perturbed text."""
+
+    def perturbations(self) -> list[Perturbation]:
+        """The suite's perturbation rows (without functions: the texts are already made)."""
+        return [
+            Perturbation(pid, row["family"], row["level"], row["degree"], row["method"], row["k"])
+            for pid, row in self.header["perturbations"].items()
+        ]
+
+
+def all_perturbations(dataset: str) -> list[Perturbation]:
+    """Every row of Table 2 for a dataset: rule-based first, then LLM-based."""
+    return [*PERTURBATIONS[dataset], *(row for row, _ in LLM_PERTURBATIONS[dataset])]
+
+
+def rule_variants(
+    items: Sequence[Item], pool: Sequence[Item], perturbations: Sequence[Perturbation], seed: int
+) -> tuple[dict[str, dict[str, str]], Counter[str]]:
+    """Rule-based variants per item, and how many items each perturbation could not change."""
+    variants: dict[str, dict[str, str]] = {item.id: {} for item in items}
+    skipped: Counter[str] = Counter()
+    for item in items:
+        for perturbation in perturbations:
+            if perturbation.method != "rule":
+                continue
+            try:
+                variants[item.id][perturbation.id] = perturbation.perturb(item, seed, pool)
+            except NotApplicable as reason:
+                skipped[perturbation.id] += 1
+                logger.debug("%s", reason)
+    return variants, skipped
+
+
+async def build_suite(
+    dataset_name: str,
+    data_dir: str | None,
+    n: int,
+    seed: int,
+    perturbations: str | Sequence[str] | None = None,
+    perturber: str | None = None,
+    perturber_args: dict[str, Any] | None = None,
+    max_attempts: int = 3,
+    max_tokens: int | None = None,
+) -> Suite:
+    """Select items, apply every chosen perturbation, and return the suite (LLM rows need ``perturber``)."""
+    from inspect_ai.model import CachePolicy, GenerateConfig, get_model
+
+    dataset = DATASETS[dataset_name]
+    chosen = select_perturbations(all_perturbations(dataset_name), perturbations)
+    llm_rows = [p for p in chosen if p.method == "llm"]
+    if llm_rows and perturber is None:
+        raise ValueError(
+            f"LLM-based perturbations {[p.id for p in llm_rows]} need a perturber model (--perturber); "
+            "pass --perturbations with rule-based ids only to build without one"
+        )
+    pool = load_pool(dataset, data_dir, n, seed)
+    items = select_items(pool, n, seed, dataset_name)
+    variants, skipped = rule_variants(items, pool, chosen, seed)
+    report = PerturberReport()
+    if llm_rows:
+        model = get_model(perturber, **(perturber_args or {}))
+        changes = {row.id: change for row, change in LLM_PERTURBATIONS[dataset_name]}
+
+        async def generate(prompt: str, attempt: int) -> str:
+            config = GenerateConfig(temperature=0.0 if attempt == 0 else 1.0, seed=seed + attempt, max_tokens=max_tokens)
+            output = await model.generate(prompt, config=config, cache=CachePolicy(expiry=None))
+            return output.completion
+
+        jobs = [(item, row) for item in items for row in llm_rows]
+        texts = await asyncio.gather(
+            *(perturb_with_model(row, changes[row.id], dataset.kind, item.text, generate, report, max_attempts) for item, row in jobs)
+        )
+        for (item, row), text in zip(jobs, texts):
+            if text is not None:
+                variants[item.id][row.id] = text
+    header = {
+        "format": SUITE_FORMAT,
+        "dataset": dataset_name,
+        "kind": dataset.kind,
+        "provenance": {
+            "perturber": perturber,
+            "perturber_args": {k: str(v) for k, v in sorted((perturber_args or {}).items())},
+            "prompt_version": PROMPT_VERSION,
+            "seed": seed,
+            "n_requested": n,
+            "n_items": len(items),
+            "n_eligible": len(pool),
+            "source": str(data_dir) if data_dir else "public source",
+            "max_attempts": max_attempts,
+        },
+        "perturbations": {
+            p.id: {"family": p.family, "level": p.level, "degree": p.degree, "method": p.method, "k": p.k} for p in chosen
+        },
+        "report": {**report.as_dict(), "not_applicable": dict(sorted(skipped.items()))},
+    }
+    return Suite(header, items, variants)
+
+
+def write_suite(suite: Suite, path: str | Path) -> None:
+    lines = [json.dumps(suite.header, sort_keys=True, ensure_ascii=False)]
+    for item in suite.items:
+        row = {"id": item.id, "text": item.text, "context": item.context, "variants": suite.variants[item.id]}
+        if item.wrong_text is not None:
+            row["wrong_text"] = item.wrong_text
+        lines.append(json.dumps(row, sort_keys=True, ensure_ascii=False))
+    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def read_suite(path: str | Path) -> Suite:
+    """A suite file written by :func:`write_suite` (or converted to its format), checked as it is read."""
+    source = Path(path).expanduser()
+    if not source.is_file():
+        raise DataError(f"suite file {source} does not exist")
+    rows = list(read_jsonl(source))
+    if not rows or rows[0][1].get("format") != SUITE_FORMAT:
+        raise DataError(f"{source}, row 1: not a DHP suite header (expected format {SUITE_FORMAT!r})")
+    header = rows[0][1]
+    for name in ("dataset", "kind", "perturbations"):
+        if name not in header:
+            raise DataError(f"{source}, row 1: header field {name!r} is missing")
+    known = set(header["perturbations"])
+    items, variants = [], {}
+    for row_number, row in rows[1:]:
+        for name in ("id", "text", "variants"):
+            if name not in row:
+                raise DataError(f"{source}, row {row_number}: field {name!r} is missing")
+        unknown = set(row["variants"]) - known
+        if unknown:
+            raise DataError(f"{source}, row {row_number}: variants {sorted(unknown)} are not in the header's perturbations")
+        item_id = str(row["id"])
+        items.append(Item(item_id, row["text"], row.get("context"), row.get("wrong_text")))
+        variants[item_id] = dict(row["variants"])
+    return Suite(header, items, variants)
+
+
+def _model_args(pairs: Sequence[str]) -> dict[str, Any]:
+    args: dict[str, Any] = {}
+    for pair in pairs:
+        name, separator, value = pair.partition("=")
+        if not separator:
+            raise SystemExit(f"-M expects name=value, got {pair!r}")
+        args[name] = {"true": True, "false": False}.get(value.lower(), value)
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="dhp-build", description="Build a DHP suite file: items and every perturbed variant.")
+    parser.add_argument("dataset", choices=sorted(DATASETS))
+    parser.add_argument("--output", "-o", required=True, help="suite file to write (JSONL)")
+    parser.add_argument("--data-dir", help="local folder in the layout of shared/data/dhp/<dataset>/ (default: public source)")
+    parser.add_argument("--n", type=int, default=100, help="items to draw (default 100)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--perturbations", help="comma-separated perturbation ids (default: all of Table 2)")
+    parser.add_argument("--perturber", help="inspect model that writes the LLM-based perturbations, e.g. openai/gpt-4o")
+    parser.add_argument("-M", dest="model_args", action="append", default=[], help="perturber model argument name=value")
+    parser.add_argument("--max-attempts", type=int, default=3, help="perturber replies asked for before giving up (default 3)")
+    parser.add_argument("--max-tokens", type=int, help="perturber max tokens per reply")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
+    suite = asyncio.run(
+        build_suite(
+            args.dataset, args.data_dir, args.n, args.seed, args.perturbations, args.perturber,
+            _model_args(args.model_args), args.max_attempts, args.max_tokens,
+        )
+    )
+    write_suite(suite, args.output)
+    report = suite.header["report"]
+    counts = Counter(pid for variants in suite.variants.values() for pid in variants)
+    print(f"wrote {args.output}: {len(suite.items)} items")
+    for pid in suite.header["perturbations"]:
+        print(f"  {pid}: {counts[pid]} variants")
+    print(f"perturber calls asked: {report['calls']}; rejected: {report['rejected']}; given up: {report['failed_items']}")
+    if report["not_applicable"]:
+        print(f"not applicable: {report['not_applicable']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,105 @@
+"""Suites built once with dhp-build: provenance, cached perturber calls, byte-identical rebuilds, judging a suite."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from dhp_tasks.suite import SUITE_FORMAT, build_suite, read_suite, write_suite
+from judge_data import DataError
+from tests.fake_judge import knows_originals, perturber, serve
+from tests.test_inspect_integration import metrics_of, run_inspect
+
+DHP_BUILD = str(Path(sys.executable).parent / "dhp-build")
+
+
+@pytest.fixture
+def perturber_server(monkeypatch, tmp_path):
+    with serve(perturber) as (url, calls):
+        monkeypatch.setenv("FAKEPERTURBER_BASE_URL", url)
+        monkeypatch.setenv("FAKEPERTURBER_API_KEY", "test")
+        monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
+        yield calls
+
+
+def test_rule_only_suite_needs_no_perturber(dhp_data, tmp_path):
+    suite = asyncio.run(build_suite("storycloze", str(dhp_data("storycloze")), 5, 0, "typos,wrong_ending"))
+    assert suite.header["format"] == SUITE_FORMAT and suite.header["provenance"]["perturber"] is None
+    assert all(set(variants) == {"typos", "wrong_ending"} for variants in suite.variants.values())
+    with pytest.raises(ValueError, match="need a perturber model"):
+        asyncio.run(build_suite("storycloze", str(dhp_data("storycloze")), 5, 0, "grammar_errors"))
+
+
+def test_build_is_cached_and_byte_identical(dhp_data, tmp_path, perturber_server):
+    folder = str(dhp_data("summeval"))
+    first = asyncio.run(build_suite("summeval", folder, 4, 0, perturber="openai-api/fakeperturber/p"))
+    calls_first = len(perturber_server)
+    assert calls_first == 4 * 6  # every LLM row of Table 2, one accepted reply each
+    write_suite(first, tmp_path / "a.jsonl")
+    second = asyncio.run(build_suite("summeval", folder, 4, 0, perturber="openai-api/fakeperturber/p"))
+    assert len(perturber_server) == calls_first  # the rebuild came from inspect's cache
+    write_suite(second, tmp_path / "b.jsonl")
+    assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
+
+    loaded = read_suite(tmp_path / "a.jsonl")
+    assert [item.id for item in loaded.items] == [item.id for item in first.items]
+    counts = Counter(pid for variants in loaded.variants.values() for pid in variants)
+    assert counts == {pid: 4 for pid in loaded.header["perturbations"]}
+    assert loaded.header["provenance"]["prompt_version"]
+    assert loaded.header["report"]["calls"] == 24 and loaded.header["report"]["rejected"] == {}
+    # the preamble the stand-in adds to insertions is gone
+    assert not any(v["rewrite_insert_minor"].startswith("Revised") for v in loaded.variants.values())
+
+
+def test_dhp_build_command_and_judging_a_suite(dhp_data, tmp_path, perturber_server):
+    suite_file = tmp_path / "storycloze.jsonl"
+    result = subprocess.run(
+        [DHP_BUILD, "storycloze", "--data-dir", str(dhp_data("storycloze")), "--n", "6", "--output", str(suite_file),
+         "--perturber", "openai-api/fakeperturber/p"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "grammar_errors: 6 variants" in result.stdout
+    suite = read_suite(suite_file)
+    originals = {item.text for item in suite.items}
+    log, _ = run_inspect("dhp_tasks/storycloze", knows_originals(originals), tmp_path / "judge", f"suite={suite_file}", "repeats=1")
+    metrics = metrics_of(log)
+    assert {"D/fictional_entities", "D/grammar_errors", "D/typos", "D/wrong_ending"} <= set(metrics)
+    assert all(value > 1 for name, value in metrics.items() if name.startswith("D/"))
+    judged = {s.metadata["response"] for s in log.samples if s.metadata["perturbation"] == "grammar_errors"}
+    assert judged == {variants["grammar_errors"] for variants in suite.variants.values()}
+    assert log.eval.metadata["suite"]["perturber"] == "openai-api/fakeperturber/p"
+
+
+def test_suite_for_another_dataset_is_refused(dhp_data, tmp_path):
+    from dhp_tasks.dhp import storycloze, summeval
+
+    suite = asyncio.run(build_suite("storycloze", str(dhp_data("storycloze")), 3, 0, "typos"))
+    write_suite(suite, tmp_path / "s.jsonl")
+    assert len(storycloze(suite=str(tmp_path / "s.jsonl")).dataset) == 6
+    with pytest.raises(ValueError, match="built for 'storycloze'"):
+        summeval(suite=str(tmp_path / "s.jsonl"))
+
+
+def test_llm_rows_without_a_suite_are_refused(dhp_data):
+    from dhp_tasks.dhp import summeval
+
+    with pytest.raises(ValueError, match="build one with dhp-build"):
+        summeval(data_dir=str(dhp_data("summeval")), n=3, perturbations="grammar_errors_minor")
+
+
+def test_bad_suite_files_name_the_row(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"format": "something-else"}\n')
+    with pytest.raises(DataError, match="row 1: not a DHP suite header"):
+        read_suite(path)
+    header = {"format": SUITE_FORMAT, "dataset": "storycloze", "kind": "story", "perturbations": {"typos": {}}}
+    path.write_text(json.dumps(header) + "\n" + json.dumps({"id": "a", "text": "t", "variants": {"typo": "x"}}) + "\n")
+    with pytest.raises(DataError, match=r"row 2: variants \['typo'\] are not in the header"):
+        read_suite(path)
