@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import csv
 import json
 import subprocess
 import sys
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from dhp_tasks.response_styles import main as main_styles
 from dhp_tasks.suite import SUITE_FORMAT, build_suite, read_suite, write_suite
 from judge_data import DataError
 from tests.fake_judge import knows_originals, perturber, serve
@@ -75,6 +77,15 @@ def test_dhp_build_command_and_judging_a_suite(dhp_data, tmp_path, perturber_ser
     judged = {s.metadata["response"] for s in log.samples if s.metadata["perturbation"] == "grammar_errors"}
     assert judged == {variants["grammar_errors"] for variants in suite.variants.values()}
     assert log.eval.metadata["suite"]["perturber"] == "openai-api/fakeperturber/p"
+
+    plot, table = tmp_path / "styles.png", tmp_path / "styles.csv"
+    log_file = next((tmp_path / "judge" / "logs").glob("*.json"))
+    main_styles([str(log_file), "--plot", str(plot), "--table", str(table)])
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    rows = {row["perturbation"]: row for row in csv.DictReader(table.open())}
+    assert set(rows) == set(suite.header["perturbations"])
+    assert all(float(row["mean_original"]) == 5.0 and float(row["mean_perturbed"]) == 1.0 for row in rows.values())
+    assert all(row["n_pairs"] == "6" for row in rows.values())
 
 
 def test_suite_for_another_dataset_is_refused(dhp_data, tmp_path):
