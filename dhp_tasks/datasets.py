@@ -31,6 +31,8 @@ STORYCLOZE_URL = (
 )
 SQUAD_DEV_URL = "https://rajpurkar.github.io/SQuAD-explorer/dataset/dev-v1.1.json"
 WMT22_RAW = "https://raw.githubusercontent.com/wmt-conference/wmt22-news-systems/20240a2e96a50e823ea8cdf37fd8af52547146e3/txt"
+WMT22_XML = "https://raw.githubusercontent.com/wmt-conference/wmt22-news-systems/dcb465e5b8eb77a4300c27cea716a14694cb5b25/xml"
+"""The test-set release with document structure (sources and references only)."""
 
 ANSWER_MIN_CHARS = 150
 TRANSLATION_MIN_CHARS = 300
@@ -160,14 +162,20 @@ def qa_context(question: str, paragraph: str) -> str:
 
 
 def answer_equivalence_local(folder: Path) -> list[Item]:
-    """Every ``*.jsonl`` of the folder with ``id``, ``question``, ``context``, ``reference``; deduplicated by id."""
+    """Every ``*.jsonl`` of the folder, deduplicated by question id.
+
+    Reads the SQuAD-derived layout of ``shared/data/dhp/answer_equivalence`` (``id``, ``question``,
+    ``context``, ``reference``) and the real AE rating files (``qid``, ``question``, ``reference``,
+    ``candidate``, one row per rated candidate; the paragraph is shown when a ``context`` is present).
+    """
     items: dict[str, Item] = {}
     for path in sorted(folder.glob("*.jsonl")):
         for n, row in read_jsonl(path):
-            item_id = field(row, "id", path, n)
+            item_id = str(row.get("id") or field(row, "qid", path, n))
             reference = field(row, "reference", path, n).strip()
             if item_id not in items and len(reference) > ANSWER_MIN_CHARS:
-                context = qa_context(field(row, "question", path, n).strip(), field(row, "context", path, n).strip())
+                question = field(row, "question", path, n).strip()
+                context = qa_context(question, row["context"].strip()) if row.get("context") else f"Question: {question}"
                 items[item_id] = Item(item_id, reference, context)
     if not items and not any(folder.glob("*.jsonl")):
         raise DataError(f"{folder}: no *.jsonl files")
@@ -189,6 +197,7 @@ def answer_equivalence_remote() -> list[Item]:
 
 
 def translation_items(rows: Iterator[tuple[int, dict[str, Any]]], path: Path | str) -> list[Item]:
+    """Single segments whose reference is over the length threshold (DHP's rule for WMT22 zh-en)."""
     items = []
     for n, row in rows:
         reference = field(row, "reference", path, n).strip()
@@ -197,10 +206,66 @@ def translation_items(rows: Iterator[tuple[int, dict[str, Any]]], path: Path | s
     return items
 
 
+def translation_paragraphs(rows: Iterator[tuple[int, dict[str, Any]]], path: Path | str) -> list[Item]:
+    """Paragraph units for sentence-segmented test sets (WMT22 de-en).
+
+    Within each document, consecutive segments are joined until the joined reference is over the
+    length threshold; the unit then closes and the next one starts. A document's remainder that stays
+    under the threshold is left out. Units never cross documents. Without document ids in the data,
+    single segments are used instead (with a warning), since joining could cross documents.
+    """
+    rows = list(rows)
+    if not rows or any(not row.get("doc_id") for _, row in rows):
+        logger.warning("%s: no document ids, so no paragraph units; using single segments over %d characters", path, TRANSLATION_MIN_CHARS)
+        return translation_items(iter(rows), path)
+    items: list[Item] = []
+    unit: list[tuple[int, dict[str, Any]]] = []
+    for index, (n, row) in enumerate(rows):
+        unit.append((n, row))
+        reference = " ".join(field(r, "reference", path, m).strip() for m, r in unit)
+        next_doc = rows[index + 1][1]["doc_id"] if index + 1 < len(rows) else None
+        if len(reference) > TRANSLATION_MIN_CHARS:
+            source = " ".join(field(r, "source", path, m).strip() for m, r in unit)
+            unit_id = f"{field(unit[0][1], 'id', path, unit[0][0])}+{len(unit) - 1}"
+            items.append(Item(unit_id, reference, source))
+            unit = []
+        elif next_doc != row["doc_id"]:
+            unit = []
+    return items
+
+
+def wmt22_xml_rows(path: Path, source_url: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Segments of a WMT XML test set (``doc`` > ``src``/``ref`` > ``p`` > ``seg``) with their document ids."""
+    from xml.etree import ElementTree
+
+    number = 0
+    for doc in ElementTree.parse(path).getroot().iter("doc"):
+        source = doc.find("src")
+        references = doc.findall("ref")
+        reference = next((r for r in references if r.get("translator") == "A"), references[0] if references else None)
+        if source is None or reference is None:
+            raise DataError(f"{source_url}: document {doc.get('id')!r} has no src or ref")
+        source_segments = [seg.text or "" for seg in source.iter("seg")]
+        reference_segments = [seg.text or "" for seg in reference.iter("seg")]
+        if len(source_segments) != len(reference_segments):
+            raise DataError(f"{source_url}: document {doc.get('id')!r} has {len(source_segments)} source but {len(reference_segments)} reference segments")
+        for source_text, reference_text in zip(source_segments, reference_segments):
+            number += 1
+            yield number, {"id": f"wmt22-{number}", "doc_id": doc.get("id"), "source": source_text, "reference": reference_text}
+
+
+PARAGRAPH_PAIRS = {"de-en"}
+"""Pairs whose references are too short as single segments: judged as paragraph units."""
+
+
+def _translation_units(pair: str) -> Callable[[Iterator[tuple[int, dict[str, Any]]], Path | str], list[Item]]:
+    return translation_paragraphs if pair in PARAGRAPH_PAIRS else translation_items
+
+
 def wmt22_local(pair: str) -> Callable[[Path], list[Item]]:
     def load(folder: Path) -> list[Item]:
         path = _only_file(folder, f"wmt22_{pair}_all_segments.jsonl")
-        return translation_items(read_jsonl(path), path)
+        return _translation_units(pair)(read_jsonl(path), path)
 
     return load
 
@@ -209,6 +274,9 @@ def wmt22_remote(pair: str) -> Callable[[], list[Item]]:
     source_language, target_language = pair.split("-")
 
     def load() -> list[Item]:
+        if pair in PARAGRAPH_PAIRS:
+            url = f"{WMT22_XML}/wmttest2022.{pair}.all.xml"
+            return translation_paragraphs(wmt22_xml_rows(download(url), url), url)
         source_url = f"{WMT22_RAW}/sources/generaltest2022.{pair}.src.{source_language}"
         reference_url = f"{WMT22_RAW}/references/generaltest2022.{pair}.ref.A.{target_language}"
         sources = download(source_url).read_text(encoding="utf-8").splitlines()
@@ -253,7 +321,8 @@ DATASETS: dict[str, DhpDataset] = {
         answer_equivalence_local, lambda n, seed: answer_equivalence_remote(),
     ),
     "wmt22_de_en": DhpDataset(
-        "wmt22_de_en", "translation", f"WMT22 German-English references over {TRANSLATION_MIN_CHARS} characters",
+        "wmt22_de_en", "translation",
+        f"WMT22 German-English paragraph units (consecutive segments of a document) over {TRANSLATION_MIN_CHARS} characters",
         wmt22_local("de-en"), lambda n, seed: wmt22_remote("de-en")(),
     ),
     "wmt22_zh_en": DhpDataset(

@@ -95,16 +95,16 @@ def _serve_files(monkeypatch, files):
 
 
 def test_wmt22_remote_reads_the_official_text_files(monkeypatch, tmp_path, dhp_data):
-    rows = [json.loads(line) for line in (dhp_data("wmt22") / "wmt22_de-en_all_segments.jsonl").read_text().splitlines()]
+    rows = [json.loads(line) for line in (dhp_data("wmt22") / "wmt22_zh-en_all_segments.jsonl").read_text().splitlines()]
     source, reference = tmp_path / "src", tmp_path / "ref"
     source.write_text("\n".join(row["source"] for row in rows) + "\n")
     reference.write_text("\n".join(row["reference"] for row in rows) + "\n")
     _serve_files(monkeypatch, {
-        f"{datasets.WMT22_RAW}/sources/generaltest2022.de-en.src.de": source,
-        f"{datasets.WMT22_RAW}/references/generaltest2022.de-en.ref.A.en": reference,
+        f"{datasets.WMT22_RAW}/sources/generaltest2022.zh-en.src.zh": source,
+        f"{datasets.WMT22_RAW}/references/generaltest2022.zh-en.ref.A.en": reference,
     })
-    remote = DATASETS["wmt22_de_en"].load_remote(100, 0)
-    local = load_pool(DATASETS["wmt22_de_en"], dhp_data("wmt22"), 100, 0)
+    remote = DATASETS["wmt22_zh_en"].load_remote(100, 0)
+    local = load_pool(DATASETS["wmt22_zh_en"], dhp_data("wmt22"), 100, 0)
     assert [(i.id, i.text, i.context) for i in remote] == [(i.id, i.text, i.context) for i in local]
 
 
@@ -155,3 +155,54 @@ def test_offline_download_gives_a_clear_error(monkeypatch):
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     with pytest.raises(ConnectionError, match="data_dir"):
         datasets.download("https://example.invalid/none.jsonl")
+
+
+def test_paragraph_units_join_consecutive_segments_of_one_document(dhp_data):
+    path = dhp_data("wmt22") / "wmt22_zh-en_all_segments.jsonl"
+    rows = list(datasets.read_jsonl(path))
+    units = datasets.translation_paragraphs(iter(rows), path)
+    by_id = {row["id"]: (index, row) for index, (_, row) in enumerate(rows)}
+    for unit in units:
+        first_id, extra = unit.id.rsplit("+", 1)
+        start, _ = by_id[first_id]
+        members = [row for _, row in rows[start:start + int(extra) + 1]]
+        assert len({row["doc_id"] for row in members}) == 1
+        assert unit.text == " ".join(row["reference"].strip() for row in members)
+        assert len(unit.text) > 300
+        assert len(" ".join(row["reference"].strip() for row in members[:-1])) <= 300
+    assert 400 < sum(len(u.text) for u in units) / len(units) < 480  # DHP reports 437 characters for de-en
+
+
+def test_de_en_without_document_ids_keeps_single_segments(dhp_data, caplog):
+    with caplog.at_level(logging.WARNING):
+        pool = load_pool(DATASETS["wmt22_de_en"], dhp_data("wmt22"), 100, 0)
+    assert len(pool) == 16
+    assert "no document ids" in caplog.text
+
+
+def test_de_en_remote_builds_paragraphs_from_the_xml(monkeypatch, tmp_path):
+    long = "This sentence is long enough to count for something in a unit. " * 3
+    xml = f"""<dataset id="wmttest2022"><collection id="general">
+      <doc id="d1" origlang="de"><src lang="de"><p><seg id="1">Eins.</seg><seg id="2">Zwei.</seg></p><p><seg id="3">Drei.</seg></p></src>
+        <ref lang="en" translator="A"><p><seg id="1">{long}</seg><seg id="2">{long}</seg></p><p><seg id="3">Tail.</seg></p></ref>
+        <ref lang="en" translator="B"><p><seg id="1">b</seg><seg id="2">b</seg></p><p><seg id="3">b</seg></p></ref></doc>
+      <doc id="d2" origlang="de"><src lang="de"><p><seg id="1">Vier.</seg></p></src>
+        <ref lang="en" translator="A"><p><seg id="1">{long}{long}</seg></p></ref></doc>
+    </collection></dataset>"""
+    path = tmp_path / "de-en.xml"
+    path.write_text(xml)
+    monkeypatch.setattr(datasets, "download", lambda url: path)
+    units = DATASETS["wmt22_de_en"].load_remote(100, 0)
+    assert [(u.context, len(u.text) > 300) for u in units] == [("Eins. Zwei.", True), ("Vier.", True)]
+
+
+def test_answer_equivalence_reads_real_ae_rating_rows(tmp_path):
+    answer = "a reference answer that is long enough to pass the one hundred and fifty character rule of the DHP paper, " * 2
+    rows = [
+        {"qid": "q1", "question": "Why?", "reference": answer, "candidate": "because", "score": 1},
+        {"qid": "q1", "question": "Why?", "reference": answer, "candidate": "no idea", "score": 0},
+        {"qid": "q2", "question": "Who?", "reference": "short", "candidate": "x"},
+    ]
+    (tmp_path / "ae_dev.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    items = datasets.answer_equivalence_local(tmp_path)
+    assert [(i.id, i.text.strip(), i.context) for i in items] == [("q1", answer.strip(), "Question: Why?")]
