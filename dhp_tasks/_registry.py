@@ -1,5 +1,13 @@
 """inspect-ai entry point: importing this module registers the ``dhp_tasks/...`` tasks."""
 
-from dhp_tasks.dhp import answer_equivalence, custom, storycloze, summeval, sumpubmed, wmt22_de_en, wmt22_zh_en
+from dhp_tasks.dhp import (
+    answer_equivalence,
+    custom,
+    storycloze,
+    summeval,
+    sumpubmed,
+    wmt22_de_en,
+    wmt22_zh_en,
+)
 
 __all__ = ["answer_equivalence", "custom", "storycloze", "summeval", "sumpubmed", "wmt22_de_en", "wmt22_zh_en"]

@@ -18,7 +18,6 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from dhp_tasks.datasets import DATASETS, DhpDataset, load_pool, select_items
-from judge_data import DataError, field, names_option, read_jsonl
 from dhp_tasks.perturbations import (
     KIND_PERTURBATIONS,
     PERTURBATIONS,
@@ -28,6 +27,7 @@ from dhp_tasks.perturbations import (
 )
 from dhp_tasks.prompts import TEXT_KINDS, TextKind
 from dhp_tasks.suite import all_perturbations, read_suite, rule_variants
+from judge_data import DataError, field, names_option, read_jsonl
 from scorers.dhp import dhp_discernment, mean_ratings
 from scorers.discernment import Combination
 from solvers.geval import rate_criteria
@@ -132,6 +132,12 @@ def dhp_task(
     metric_names = [criterion.name for criterion in criteria]
     weights = load_expert_weights(kind, chosen, expert_weights)
     weights = {pid: {m: w for m, w in entry.items() if m in metric_names} for pid, entry in weights.items()}
+    unweighted = sorted(pid for pid, entry in weights.items() if sum(entry.values()) <= 0)
+    if unweighted:
+        raise ValueError(
+            f"the expert weights of {unweighted} give no weight to the chosen metrics {metric_names}; "
+            "choose other metrics or pass -T expert_weights=<file>"
+        )
     return Task(
         dataset=MemoryDataset(build_samples(items, variants, chosen, name), name=f"dhp_{name}"),
         solver=rate_criteria(kind.prompt, criteria, repeats=repeats, temperature=temperature),

@@ -27,8 +27,19 @@ from pathlib import Path
 from typing import Any
 
 from dhp_tasks.datasets import DATASETS, load_pool, select_items
-from dhp_tasks.llm_perturbations import LLM_PERTURBATIONS, PROMPT_VERSION, PerturberReport, perturb_with_model
-from dhp_tasks.perturbations import PERTURBATIONS, Item, NotApplicable, Perturbation, select_perturbations
+from dhp_tasks.llm_perturbations import (
+    LLM_PERTURBATIONS,
+    PROMPT_VERSION,
+    PerturberReport,
+    perturb_with_model,
+)
+from dhp_tasks.perturbations import (
+    PERTURBATIONS,
+    Item,
+    NotApplicable,
+    Perturbation,
+    select_perturbations,
+)
 from judge_data import DataError, read_jsonl
 
 logger = logging.getLogger(__name__)

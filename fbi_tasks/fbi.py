@@ -14,7 +14,6 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.solver import TaskState
 
 from fbi_tasks.data import FbiItem, load_items
-from judge_data import names_option
 from fbi_tasks.prompts import (
     AXES,
     DEFAULT_SCALE,
@@ -27,6 +26,7 @@ from fbi_tasks.prompts import (
     reference_prompt,
     single_prompt,
 )
+from judge_data import names_option
 from scorers.fbi import Paradigm, blind_spot_judgments, blind_spot_rates
 from solvers.judge import answer_prompts
 

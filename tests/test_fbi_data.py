@@ -7,8 +7,6 @@ from fbi_tasks.prompts import AXES, pairwise_prompt, reference_prompt, single_pr
 from judge_data import DataError
 
 
-
-
 def test_paper_counts(fbi_data):
     items = load_items(fbi_data)
     assert len(items) == 2400

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from inspect_ai.log import EvalLog, read_eval_log
 
-from dhp_tasks.dhp import paper_dataset_task
 from dhp_tasks.datasets import DATASETS
+from dhp_tasks.dhp import paper_dataset_task
 from tests.fake_judge import constant, knows_originals, serve
 
 pytestmark = pytest.mark.integration
