@@ -15,6 +15,8 @@ from pathlib import Path
 from judge_data import DataError, download_and_extract, field
 
 FBI_RELEASE_URL = "https://github.com/AI4Bharat/FBI/raw/b8ce46a04e4886055e85cf7a441b04232f75b3e1/assets/data.zip"
+FBI_HUB_REPO = "ai4bharat/FBI"
+"""The same TSVs in the same folders on the Hugging Face hub (loaded when a hub revision is asked for)."""
 
 ABILITIES = ("long_form", "factual", "instruction_following", "reasoning")
 SCORE_INVARIANT = "score_invariant"
@@ -132,6 +134,21 @@ def release_root() -> Path:
     raise DataError(f"{FBI_RELEASE_URL}: no ability folders found in the unpacked archive {extracted}")
 
 
+def hub_root(revision: str) -> Path:
+    """The TSV folders of the hub dataset at ``revision``, downloaded once by ``huggingface_hub``."""
+    from huggingface_hub import snapshot_download
+
+    try:
+        return Path(
+            snapshot_download(repo_id=FBI_HUB_REPO, repo_type="dataset", revision=revision, allow_patterns=["*/*.tsv"])
+        )
+    except Exception as error:
+        raise ConnectionError(
+            f"could not download {FBI_HUB_REPO}@{revision} from the Hugging Face hub ({error}). Without network "
+            "access, pass -T data_dir=<folder> with a local copy of the data."
+        ) from error
+
+
 def select_categories(
     abilities: Sequence[str] | None, categories: Sequence[str] | None, include_extra: bool
 ) -> list[Category]:
@@ -163,9 +180,17 @@ def load_items(
     per_category: int | None = None,
     seed: int = 0,
     include_extra: bool = False,
+    hub_revision: str | None = None,
 ) -> list[FbiItem]:
-    """The chosen categories' items, at most ``per_category`` of each (a seeded draw, kept in file order)."""
-    root = Path(data_dir).expanduser() if data_dir is not None else release_root()
+    """The chosen categories' items, at most ``per_category`` of each (a seeded draw, kept in file order).
+
+    From ``data_dir`` when given, else from the hub at ``hub_revision`` when given, else from the
+    authors' release archive (pinned to a commit).
+    """
+    if data_dir is not None:
+        root = Path(data_dir).expanduser()
+    else:
+        root = hub_root(hub_revision) if hub_revision else release_root()
     if not root.is_dir():
         raise DataError(f"data_dir {root} is not a folder")
     items: list[FbiItem] = []

@@ -83,6 +83,7 @@ def fbi_task(
     scale: int | None,
     include_extra: bool,
     temperature: float,
+    hub_revision: str | None = None,
 ) -> Task:
     """Assemble one FBI strategy: items, the judge prompts, the failure-rate metric."""
     if strategy not in STRATEGIES[paradigm]:
@@ -90,7 +91,9 @@ def fbi_task(
     scale = scale or DEFAULT_SCALE.get(strategy, 10)
     if strategy in ("rubric", "axis_rubric") and scale not in (3, 5):
         raise ValueError(f"{strategy} scores on 1-3 or 1-5 (the paper's two rubric ranges), not 1-{scale}")
-    items = load_items(data_dir, names_option(abilities), names_option(categories), per_category, seed, include_extra)
+    items = load_items(
+        data_dir, names_option(abilities), names_option(categories), per_category, seed, include_extra, hub_revision
+    )
     return Task(
         dataset=MemoryDataset([_sample(item) for item in items], name=f"fbi_{paradigm}"),
         solver=answer_prompts(_prompts(paradigm, strategy, scale), temperature=temperature),
@@ -102,7 +105,7 @@ def fbi_task(
             "strategy": strategy,
             "scale": None if paradigm == "pairwise" else scale,
             "n_items": len(items),
-            "source": data_dir or "authors' release",
+            "source": data_dir or (f"hub {hub_revision}" if hub_revision else "authors' release"),
         },
     )
 
@@ -118,6 +121,7 @@ def single(
     scale: int | None = None,
     include_extra: bool = False,
     temperature: float = 0.0,
+    hub_revision: str | None = None,
 ) -> Task:
     """FBI single-answer scoring: the gold and the perturbed answer are rated in separate calls.
 
@@ -131,8 +135,12 @@ def single(
         scale: top of the score range (default 10; 3 for the rubric strategies, which also take 5)
         include_extra: also load the two long-form files outside the paper's 2400 items
         temperature: judge temperature (default 0, as in the paper)
+        hub_revision: load ai4bharat/FBI from the Hugging Face hub at this revision instead of the release archive
     """
-    return fbi_task("single", strategy, data_dir, abilities, categories, per_category, seed, scale, include_extra, temperature)
+    return fbi_task(
+        "single", strategy, data_dir, abilities, categories, per_category, seed, scale, include_extra, temperature,
+        hub_revision,
+    )
 
 
 @task
@@ -145,14 +153,19 @@ def pairwise(
     seed: int = 0,
     include_extra: bool = False,
     temperature: float = 0.0,
+    hub_revision: str | None = None,
 ) -> Task:
     """FBI pairwise comparison: each gold/perturbed pair judged twice, gold first and gold second.
 
     Args:
         strategy: pairwise_star, pairwise, rules, axis or axis_rules
-        data_dir, abilities, categories, per_category, seed, include_extra, temperature: as for fbi_tasks/single
+        data_dir, abilities, categories, per_category, seed, include_extra, temperature, hub_revision: as for
+            fbi_tasks/single
     """
-    return fbi_task("pairwise", strategy, data_dir, abilities, categories, per_category, seed, None, include_extra, temperature)
+    return fbi_task(
+        "pairwise", strategy, data_dir, abilities, categories, per_category, seed, None, include_extra, temperature,
+        hub_revision,
+    )
 
 
 @task
@@ -166,12 +179,17 @@ def reference(
     scale: int | None = None,
     include_extra: bool = False,
     temperature: float = 0.0,
+    hub_revision: str | None = None,
 ) -> Task:
     """FBI reference-guided scoring: the gold answer is the reference, the perturbed answer is rated.
 
     Args:
         strategy: reference
         scale: top of the score range (default 10); a failure is the perturbed answer getting it
-        data_dir, abilities, categories, per_category, seed, include_extra, temperature: as for fbi_tasks/single
+        data_dir, abilities, categories, per_category, seed, include_extra, temperature, hub_revision: as for
+            fbi_tasks/single
     """
-    return fbi_task("reference", strategy, data_dir, abilities, categories, per_category, seed, scale, include_extra, temperature)
+    return fbi_task(
+        "reference", strategy, data_dir, abilities, categories, per_category, seed, scale, include_extra, temperature,
+        hub_revision,
+    )

@@ -78,3 +78,18 @@ def test_release_archive_layout_is_found(monkeypatch, tmp_path, fbi_data):
     monkeypatch.setattr(data, "download_and_extract", lambda url: unpacked)
     assert data.release_root() == unpacked / "data"
     assert len(load_items(None, categories=["entity"])) == 87
+
+
+def test_hub_revision_reads_the_same_layout(monkeypatch, fbi_data):
+    import huggingface_hub
+
+    asked = {}
+
+    def fake_snapshot(**kwargs):
+        asked.update(kwargs)
+        return str(fbi_data)
+
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", fake_snapshot)
+    items = load_items(None, categories=["do_more"], hub_revision="abc123")
+    assert len(items) == 50
+    assert asked["repo_id"] == "ai4bharat/FBI" and asked["revision"] == "abc123" and asked["repo_type"] == "dataset"
