@@ -30,8 +30,12 @@ STORYCLOZE_URL = (
     "data/cloze_test_val__spring2016%20-%20cloze_test_ALL_val.csv"
 )
 SQUAD_DEV_URL = "https://rajpurkar.github.io/SQuAD-explorer/dataset/dev-v1.1.json"
-WMT22_RAW = "https://raw.githubusercontent.com/wmt-conference/wmt22-news-systems/20240a2e96a50e823ea8cdf37fd8af52547146e3/txt"
-WMT22_XML = "https://raw.githubusercontent.com/wmt-conference/wmt22-news-systems/dcb465e5b8eb77a4300c27cea716a14694cb5b25/xml"
+WMT22_RAW = (
+    "https://raw.githubusercontent.com/wmt-conference/wmt22-news-systems/20240a2e96a50e823ea8cdf37fd8af52547146e3/txt"
+)
+WMT22_XML = (
+    "https://raw.githubusercontent.com/wmt-conference/wmt22-news-systems/dcb465e5b8eb77a4300c27cea716a14694cb5b25/xml"
+)
 """The test-set release with document structure (sources and references only)."""
 
 ANSWER_MIN_CHARS = 150
@@ -175,7 +179,9 @@ def answer_equivalence_local(folder: Path) -> list[Item]:
             reference = field(row, "reference", path, n).strip()
             if item_id not in items and len(reference) > ANSWER_MIN_CHARS:
                 question = field(row, "question", path, n).strip()
-                context = qa_context(question, row["context"].strip()) if row.get("context") else f"Question: {question}"
+                context = (
+                    qa_context(question, row["context"].strip()) if row.get("context") else f"Question: {question}"
+                )
                 items[item_id] = Item(item_id, reference, context)
     if not items and not any(folder.glob("*.jsonl")):
         raise DataError(f"{folder}: no *.jsonl files")
@@ -192,7 +198,9 @@ def answer_equivalence_remote() -> list[Item]:
             for qa in paragraph["qas"]:
                 reference = max((answer["text"].strip() for answer in qa["answers"]), key=len, default="")
                 if len(reference) > ANSWER_MIN_CHARS:
-                    items.append(Item(qa["id"], reference, qa_context(qa["question"].strip(), paragraph["context"].strip())))
+                    items.append(
+                        Item(qa["id"], reference, qa_context(qa["question"].strip(), paragraph["context"].strip()))
+                    )
     return items
 
 
@@ -216,7 +224,11 @@ def translation_paragraphs(rows: Iterator[tuple[int, dict[str, Any]]], path: Pat
     """
     rows = list(rows)
     if not rows or any(not row.get("doc_id") for _, row in rows):
-        logger.warning("%s: no document ids, so no paragraph units; using single segments over %d characters", path, TRANSLATION_MIN_CHARS)
+        logger.warning(
+            "%s: no document ids, so no paragraph units; using single segments over %d characters",
+            path,
+            TRANSLATION_MIN_CHARS,
+        )
         return translation_items(iter(rows), path)
     items: list[Item] = []
     unit: list[tuple[int, dict[str, Any]]] = []
@@ -248,10 +260,16 @@ def wmt22_xml_rows(path: Path, source_url: str) -> Iterator[tuple[int, dict[str,
         source_segments = [seg.text or "" for seg in source.iter("seg")]
         reference_segments = [seg.text or "" for seg in reference.iter("seg")]
         if len(source_segments) != len(reference_segments):
-            raise DataError(f"{source_url}: document {doc.get('id')!r} has {len(source_segments)} source but {len(reference_segments)} reference segments")
+            raise DataError(
+                f"{source_url}: document {doc.get('id')!r} has {len(source_segments)} source but "
+                f"{len(reference_segments)} reference segments"
+            )
         for source_text, reference_text in zip(source_segments, reference_segments):
             number += 1
-            yield number, {"id": f"wmt22-{number}", "doc_id": doc.get("id"), "source": source_text, "reference": reference_text}
+            yield (
+                number,
+                {"id": f"wmt22-{number}", "doc_id": doc.get("id"), "source": source_text, "reference": reference_text},
+            )
 
 
 PARAGRAPH_PAIRS = {"de-en"}
@@ -305,29 +323,47 @@ class DhpDataset:
 
 DATASETS: dict[str, DhpDataset] = {
     "summeval": DhpDataset(
-        "summeval", "summarization", "SummEval news summaries (per article the reference with the most sentences)",
-        summeval_local, lambda n, seed: summeval_remote(),
+        "summeval",
+        "summarization",
+        "SummEval news summaries (per article the reference with the most sentences)",
+        summeval_local,
+        lambda n, seed: summeval_remote(),
     ),
     "sumpubmed": DhpDataset(
-        "sumpubmed", "summarization", "SumPubMed BACKGROUND sections of scientific abstracts",
-        sumpubmed_local, sumpubmed_remote,
+        "sumpubmed",
+        "summarization",
+        "SumPubMed BACKGROUND sections of scientific abstracts",
+        sumpubmed_local,
+        sumpubmed_remote,
     ),
     "storycloze": DhpDataset(
-        "storycloze", "story", "Story Cloze Test 2016 validation stories (right ending judged)",
-        storycloze_local, lambda n, seed: storycloze_remote(),
+        "storycloze",
+        "story",
+        "Story Cloze Test 2016 validation stories (right ending judged)",
+        storycloze_local,
+        lambda n, seed: storycloze_remote(),
     ),
     "answer_equivalence": DhpDataset(
-        "answer_equivalence", "qa", f"Answer Equivalence / SQuAD v1.1 dev answers over {ANSWER_MIN_CHARS} characters",
-        answer_equivalence_local, lambda n, seed: answer_equivalence_remote(),
+        "answer_equivalence",
+        "qa",
+        f"Answer Equivalence / SQuAD v1.1 dev answers over {ANSWER_MIN_CHARS} characters",
+        answer_equivalence_local,
+        lambda n, seed: answer_equivalence_remote(),
     ),
     "wmt22_de_en": DhpDataset(
-        "wmt22_de_en", "translation",
-        f"WMT22 German-English paragraph units (consecutive segments of a document) over {TRANSLATION_MIN_CHARS} characters",
-        wmt22_local("de-en"), lambda n, seed: wmt22_remote("de-en")(),
+        "wmt22_de_en",
+        "translation",
+        f"WMT22 German-English paragraph units (consecutive segments of a document) over "
+        f"{TRANSLATION_MIN_CHARS} characters",
+        wmt22_local("de-en"),
+        lambda n, seed: wmt22_remote("de-en")(),
     ),
     "wmt22_zh_en": DhpDataset(
-        "wmt22_zh_en", "translation", f"WMT22 Chinese-English references over {TRANSLATION_MIN_CHARS} characters",
-        wmt22_local("zh-en"), lambda n, seed: wmt22_remote("zh-en")(),
+        "wmt22_zh_en",
+        "translation",
+        f"WMT22 Chinese-English references over {TRANSLATION_MIN_CHARS} characters",
+        wmt22_local("zh-en"),
+        lambda n, seed: wmt22_remote("zh-en")(),
     ),
 }
 

@@ -67,13 +67,18 @@ def load_expert_weights(
             )
         unknown = set(entry) - metric_names
         if unknown:
-            raise DataError(f"expert weights file {source}: {kind.name}.{perturbation.family}: unknown metric(s) {sorted(unknown)}")
+            raise DataError(
+                f"expert weights file {source}: {kind.name}.{perturbation.family}: unknown metric(s) {sorted(unknown)}"
+            )
         weights[perturbation.id] = {name: float(entry.get(name, 0.0)) for name in metric_names}
     return weights
 
 
 def build_samples(
-    items: Sequence[Item], variants: Mapping[str, Mapping[str, str]], perturbations: Sequence[Perturbation], dataset: str
+    items: Sequence[Item],
+    variants: Mapping[str, Mapping[str, str]],
+    perturbations: Sequence[Perturbation],
+    dataset: str,
 ) -> list[Sample]:
     """The original and every available perturbed variant of each item, item by item.
 
@@ -166,10 +171,14 @@ def generated_variants(
     """Rule-based variants made at task time; LLM-based ones only come from a suite file."""
     llm_rows = [p.id for p in chosen if p.method == "llm"]
     if llm_rows:
-        raise ValueError(f"LLM-based perturbations {llm_rows} come from a suite: build one with dhp-build and pass -T suite=<file>")
+        raise ValueError(
+            f"LLM-based perturbations {llm_rows} come from a suite: build one with dhp-build and pass -T suite=<file>"
+        )
     variants, skipped = rule_variants(items, pool, chosen, seed)
     for perturbation_id, count in skipped.items():
-        logger.warning("%s: %s could not be applied to %d of %d items; they are left out", name, perturbation_id, count, len(items))
+        logger.warning(
+            "%s: %s could not be applied to %d of %d items; they are left out", name, perturbation_id, count, len(items)
+        )
     return variants
 
 
@@ -191,7 +200,11 @@ def paper_dataset_task(
             raise ValueError(f"suite {suite} was built for {built.header['dataset']!r}, not {dataset.name!r}")
         items, variants = built.items, built.variants
         chosen = select_perturbations(built.perturbations(), perturbations)
-        metadata = {"source": f"suite {suite}", "suite": built.header["provenance"], "suite_report": built.header["report"]}
+        metadata = {
+            "source": f"suite {suite}",
+            "suite": built.header["provenance"],
+            "suite_report": built.header["report"],
+        }
     else:
         pool = load_pool(dataset, data_dir, n, seed)
         items = select_items(pool, n, seed, dataset.name)
@@ -244,8 +257,10 @@ def _dataset_task(dataset_name: str):
         "    repeats: ratings per metric, averaged (default 5, as in the paper)\n"
         "    temperature: judge sampling temperature (default 0, as in the paper)\n"
         "    expert_weights: JSON file of expert weights (default: the bundled table)\n"
-        "    combine: p-value combination: 'hmp' (harmonic mean, default), 'paper' (DHP's printed formula) or 'wilson'\n"
-        "    suite: suite file from dhp-build; its texts are judged as they are (data_dir, n and seed are then unused)\n"
+        "    combine: p-value combination: 'hmp' (harmonic mean, default), 'paper' (DHP's printed\n"
+        "        formula) or 'wilson'\n"
+        "    suite: suite file from dhp-build; its texts are judged as they are (data_dir, n and seed\n"
+        "        are then unused)\n"
     )
     return task(name=dataset_name)(dataset_task)
 

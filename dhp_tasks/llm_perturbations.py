@@ -204,7 +204,12 @@ Generate = Callable[[str, int], Awaitable[str]]
 
 
 async def perturb_with_model(
-    perturbation: Perturbation, change: Change, kind: str, text: str, generate: Generate, report: PerturberReport,
+    perturbation: Perturbation,
+    change: Change,
+    kind: str,
+    text: str,
+    generate: Generate,
+    report: PerturberReport,
     max_attempts: int = 3,
 ) -> str | None:
     """A validated perturbed text, or ``None`` after ``max_attempts`` rejected replies (counted in ``report``)."""

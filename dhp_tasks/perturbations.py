@@ -169,7 +169,9 @@ def wrong_text(item: Item, rng: random.Random, pool: Sequence[Item]) -> str:
     return item.wrong_text
 
 
-def _pair(family: str, level: Level, make: Callable[[int], PerturbFunction], minor: int, major: int) -> list[Perturbation]:
+def _pair(
+    family: str, level: Level, make: Callable[[int], PerturbFunction], minor: int, major: int
+) -> list[Perturbation]:
     return [
         Perturbation(f"{family}_minor", family, level, "minor", "rule", minor, make(minor)),
         Perturbation(f"{family}_major", family, level, "major", "rule", major, make(major)),
@@ -184,8 +186,12 @@ def summarization_perturbations(k_minor: int, k_major: int) -> list[Perturbation
     return [
         *_pair("char_deletion", "character", delete_characters, k_minor, k_major),
         *_pair("typos", "character", add_typos, k_minor, k_major),
-        Perturbation("sentence_reorder_minor", "sentence_reorder", "sentence", "minor", "rule", 2, shuffle_sentences(2)),
-        Perturbation("sentence_reorder_major", "sentence_reorder", "sentence", "major", "rule", None, shuffle_sentences(None)),
+        Perturbation(
+            "sentence_reorder_minor", "sentence_reorder", "sentence", "minor", "rule", 2, shuffle_sentences(2)
+        ),
+        Perturbation(
+            "sentence_reorder_major", "sentence_reorder", "sentence", "major", "rule", None, shuffle_sentences(None)
+        ),
     ]
 
 
@@ -219,7 +225,9 @@ PERTURBATIONS: dict[str, list[Perturbation]] = {
 """Perturbations per dataset, with the paper's k values (Table 2; Story Cloze deletions from the NAACL version)."""
 
 
-def select_perturbations(available: Sequence[Perturbation], requested: str | Sequence[str] | None) -> list[Perturbation]:
+def select_perturbations(
+    available: Sequence[Perturbation], requested: str | Sequence[str] | None
+) -> list[Perturbation]:
     """The requested perturbations (comma list or sequence of ids), or all available ones."""
     names = names_option(requested)
     if names is None or names == ["all"]:
@@ -229,6 +237,7 @@ def select_perturbations(available: Sequence[Perturbation], requested: str | Seq
     if unknown:
         raise ValueError(f"unknown perturbation(s) {unknown}; this dataset has {sorted(by_id)}")
     return [by_id[name] for name in names]
+
 
 KIND_PERTURBATIONS: dict[str, list[Perturbation]] = {
     "summarization": PERTURBATIONS["summeval"],

@@ -102,10 +102,7 @@ CONSISTENCY_STORY = Criterion(
 FLUENCY_STORY = Criterion(
     name="fluency",
     title="Fluency",
-    definition=(
-        "the linguistic quality of the ending sentence: spelling, grammar, punctuation and "
-        "natural wording."
-    ),
+    definition=("the linguistic quality of the ending sentence: spelling, grammar, punctuation and natural wording."),
     steps=(
         "Read the ending sentence carefully.",
         "Note misspelled or broken words and grammatical mistakes.",

@@ -61,8 +61,15 @@ def style_rows(judge: str, task: str, by_variant: dict[str, dict[str, float]]) -
         if len(items) >= 2 and original.std() > 0 and perturbed.std() > 0:
             pearson = float(stats.pearsonr(original, perturbed).statistic)
         rows.append(
-            StyleRow(judge, task, perturbation, len(items),
-                     float(original.mean()) if items else math.nan, float(perturbed.mean()) if items else math.nan, pearson)
+            StyleRow(
+                judge,
+                task,
+                perturbation,
+                len(items),
+                float(original.mean()) if items else math.nan,
+                float(perturbed.mean()) if items else math.nan,
+                pearson,
+            )
         )
     return rows
 
@@ -76,8 +83,11 @@ def plot(styles: Sequence[tuple[str, str, dict[str, dict[str, float]]]], output:
 
     perturbations = sorted({p for _, _, by in styles for p in by if p != "original"})
     fig, axes = plt.subplots(
-        len(styles), max(len(perturbations), 1), figsize=(3 * max(len(perturbations), 1), 2.6 * len(styles)),
-        squeeze=False, sharex=True,
+        len(styles),
+        max(len(perturbations), 1),
+        figsize=(3 * max(len(perturbations), 1), 2.6 * len(styles)),
+        squeeze=False,
+        sharex=True,
     )
     bins = np.linspace(1, 5, 17)
     for row, (judge, task, by_variant) in enumerate(styles):
@@ -110,7 +120,12 @@ def main(argv: list[str] | None = None) -> None:
     header = ("judge", "task", "perturbation", "n_pairs", "mean_original", "mean_perturbed", "pearson")
     print("\t".join(header))
     for row in rows:
-        print("\t".join(str(getattr(row, name)) if isinstance(getattr(row, name), (str, int)) else f"{getattr(row, name):.3f}" for name in header))
+        print(
+            "\t".join(
+                str(getattr(row, name)) if isinstance(getattr(row, name), (str, int)) else f"{getattr(row, name):.3f}"
+                for name in header
+            )
+        )
     if args.table:
         with open(args.table, "w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)

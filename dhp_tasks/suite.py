@@ -116,13 +116,18 @@ async def build_suite(
         changes = {row.id: change for row, change in LLM_PERTURBATIONS[dataset_name]}
 
         async def generate(prompt: str, attempt: int) -> str:
-            config = GenerateConfig(temperature=0.0 if attempt == 0 else 1.0, seed=seed + attempt, max_tokens=max_tokens)
+            config = GenerateConfig(
+                temperature=0.0 if attempt == 0 else 1.0, seed=seed + attempt, max_tokens=max_tokens
+            )
             output = await model.generate(prompt, config=config, cache=CachePolicy(expiry=None))
             return output.completion
 
         jobs = [(item, row) for item in items for row in llm_rows]
         texts = await asyncio.gather(
-            *(perturb_with_model(row, changes[row.id], dataset.kind, item.text, generate, report, max_attempts) for item, row in jobs)
+            *(
+                perturb_with_model(row, changes[row.id], dataset.kind, item.text, generate, report, max_attempts)
+                for item, row in jobs
+            )
         )
         for (item, row), text in zip(jobs, texts):
             if text is not None:
@@ -143,7 +148,8 @@ async def build_suite(
             "max_attempts": max_attempts,
         },
         "perturbations": {
-            p.id: {"family": p.family, "level": p.level, "degree": p.degree, "method": p.method, "k": p.k} for p in chosen
+            p.id: {"family": p.family, "level": p.level, "degree": p.degree, "method": p.method, "k": p.k}
+            for p in chosen
         },
         "report": {**report.as_dict(), "not_applicable": dict(sorted(skipped.items()))},
     }
@@ -180,7 +186,9 @@ def read_suite(path: str | Path) -> Suite:
                 raise DataError(f"{source}, row {row_number}: field {name!r} is missing")
         unknown = set(row["variants"]) - known
         if unknown:
-            raise DataError(f"{source}, row {row_number}: variants {sorted(unknown)} are not in the header's perturbations")
+            raise DataError(
+                f"{source}, row {row_number}: variants {sorted(unknown)} are not in the header's perturbations"
+            )
         item_id = str(row["id"])
         items.append(Item(item_id, row["text"], row.get("context"), row.get("wrong_text")))
         variants[item_id] = dict(row["variants"])
@@ -198,23 +206,38 @@ def _model_args(pairs: Sequence[str]) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="dhp-build", description="Build a DHP suite file: items and every perturbed variant.")
+    parser = argparse.ArgumentParser(
+        prog="dhp-build", description="Build a DHP suite file: items and every perturbed variant."
+    )
     parser.add_argument("dataset", choices=sorted(DATASETS))
     parser.add_argument("--output", "-o", required=True, help="suite file to write (JSONL)")
-    parser.add_argument("--data-dir", help="local folder in the layout of shared/data/dhp/<dataset>/ (default: public source)")
+    parser.add_argument(
+        "--data-dir", help="local folder in the layout of shared/data/dhp/<dataset>/ (default: public source)"
+    )
     parser.add_argument("--n", type=int, default=100, help="items to draw (default 100)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--perturbations", help="comma-separated perturbation ids (default: all of Table 2)")
     parser.add_argument("--perturber", help="inspect model that writes the LLM-based perturbations, e.g. openai/gpt-4o")
-    parser.add_argument("-M", dest="model_args", action="append", default=[], help="perturber model argument name=value")
-    parser.add_argument("--max-attempts", type=int, default=3, help="perturber replies asked for before giving up (default 3)")
+    parser.add_argument(
+        "-M", dest="model_args", action="append", default=[], help="perturber model argument name=value"
+    )
+    parser.add_argument(
+        "--max-attempts", type=int, default=3, help="perturber replies asked for before giving up (default 3)"
+    )
     parser.add_argument("--max-tokens", type=int, help="perturber max tokens per reply")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
     suite = asyncio.run(
         build_suite(
-            args.dataset, args.data_dir, args.n, args.seed, args.perturbations, args.perturber,
-            _model_args(args.model_args), args.max_attempts, args.max_tokens,
+            args.dataset,
+            args.data_dir,
+            args.n,
+            args.seed,
+            args.perturbations,
+            args.perturber,
+            _model_args(args.model_args),
+            args.max_attempts,
+            args.max_tokens,
         )
     )
     write_suite(suite, args.output)
@@ -223,7 +246,9 @@ def main(argv: list[str] | None = None) -> None:
     print(f"wrote {args.output}: {len(suite.items)} items")
     for pid in suite.header["perturbations"]:
         print(f"  {pid}: {counts[pid]} variants")
-    print(f"perturber calls asked: {report['calls']}; rejected: {report['rejected']}; given up: {report['failed_items']}")
+    print(
+        f"perturber calls asked: {report['calls']}; rejected: {report['rejected']}; given up: {report['failed_items']}"
+    )
     if report["not_applicable"]:
         print(f"not applicable: {report['not_applicable']}")
 

@@ -94,7 +94,9 @@ def _axis_ability(item_id: str, ability: str, path: Path, row: int) -> str:
         return ability
     prefix = item_id.split("_")[0].rsplit("-", 1)[0]
     if prefix not in ID_PREFIX_ABILITY:
-        raise DataError(f"{path}, row {row}: field 'cdx' {item_id!r} does not start with one of {sorted(ID_PREFIX_ABILITY)}")
+        raise DataError(
+            f"{path}, row {row}: field 'cdx' {item_id!r} does not start with one of {sorted(ID_PREFIX_ABILITY)}"
+        )
     return ID_PREFIX_ABILITY[prefix]
 
 

@@ -60,7 +60,8 @@ def _prompts(paradigm: Paradigm, strategy: str, scale: int):
         axis = AXES[meta["axis_ability"]]
         if paradigm == "single":
             return {
-                name: single_prompt(strategy, meta["question"], meta[name], scale, axis) for name in ("gold", "perturbed")
+                name: single_prompt(strategy, meta["question"], meta[name], scale, axis)
+                for name in ("gold", "perturbed")
             }
         if paradigm == "pairwise":
             return {
@@ -138,7 +139,16 @@ def single(
         hub_revision: load ai4bharat/FBI from the Hugging Face hub at this revision instead of the release archive
     """
     return fbi_task(
-        "single", strategy, data_dir, abilities, categories, per_category, seed, scale, include_extra, temperature,
+        "single",
+        strategy,
+        data_dir,
+        abilities,
+        categories,
+        per_category,
+        seed,
+        scale,
+        include_extra,
+        temperature,
         hub_revision,
     )
 
@@ -163,7 +173,16 @@ def pairwise(
             fbi_tasks/single
     """
     return fbi_task(
-        "pairwise", strategy, data_dir, abilities, categories, per_category, seed, None, include_extra, temperature,
+        "pairwise",
+        strategy,
+        data_dir,
+        abilities,
+        categories,
+        per_category,
+        seed,
+        None,
+        include_extra,
+        temperature,
         hub_revision,
     )
 
@@ -190,6 +209,15 @@ def reference(
             fbi_tasks/single
     """
     return fbi_task(
-        "reference", strategy, data_dir, abilities, categories, per_category, seed, scale, include_extra, temperature,
+        "reference",
+        strategy,
+        data_dir,
+        abilities,
+        categories,
+        per_category,
+        seed,
+        scale,
+        include_extra,
+        temperature,
         hub_revision,
     )

@@ -69,7 +69,8 @@ AXES: dict[str, Axis] = {
         question="Does the answer do exactly what the instruction asks: all of it, nothing beyond it, in the "
         "requested format and order, without unfounded assumptions?",
         levels_3=(
-            "The answer ignores or breaks part of the instruction (missing parts, extra content, wrong format or order).",
+            "The answer ignores or breaks part of the instruction "
+            "(missing parts, extra content, wrong format or order).",
             "The answer follows the instruction with a small deviation.",
             "The answer follows every part of the instruction.",
         ),

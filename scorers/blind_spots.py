@@ -76,8 +76,12 @@ def rate_with_ci(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         interval = stats.bootstrap(
-            (values,), np.mean, confidence_level=confidence, n_resamples=n_resamples,
-            method="percentile", rng=np.random.default_rng(seed),
+            (values,),
+            np.mean,
+            confidence_level=confidence,
+            n_resamples=n_resamples,
+            method="percentile",
+            rng=np.random.default_rng(seed),
         ).confidence_interval
     return RateEstimate(rate, float(interval.low), float(interval.high), int(values.size))
 

@@ -39,8 +39,7 @@ def wilcoxon_greater(original: Sequence[float], perturbed: Sequence[float]) -> f
     perturbed_scores = np.asarray(perturbed, dtype=float)
     if original_scores.shape != perturbed_scores.shape:
         raise ValueError(
-            f"paired scores differ in length: {original_scores.size} originals, "
-            f"{perturbed_scores.size} perturbed"
+            f"paired scores differ in length: {original_scores.size} originals, {perturbed_scores.size} perturbed"
         )
     if original_scores.size == 0 or np.all(original_scores == perturbed_scores):
         return 1.0
@@ -195,9 +194,7 @@ def discernment_report(
             pairs = [
                 (originals[item][metric], scores[metric])
                 for item, scores in perturbed[name].items()
-                if item in originals
-                and _finite(originals[item].get(metric))
-                and _finite(scores.get(metric))
+                if item in originals and _finite(originals[item].get(metric)) and _finite(scores.get(metric))
             ]
             n_pairs[metric] = len(pairs)
             p_values[metric] = wilcoxon_greater([o for o, _ in pairs], [p for _, p in pairs])

@@ -37,12 +37,17 @@ def _nan_if_none(value: float | None) -> float:
     return math.nan if value is None else float(value)
 
 
-def _judgments(paradigm: Paradigm, answers: Mapping[str, str], scale: int, invariant: bool) -> tuple[dict[str, float], dict[str, Any]]:
+def _judgments(
+    paradigm: Paradigm, answers: Mapping[str, str], scale: int, invariant: bool
+) -> tuple[dict[str, float], dict[str, Any]]:
     """Per-item score values and the parsed details, for one paradigm."""
     if paradigm == "single":
         gold, perturbed = (parse_rating(answers.get(name, ""), 1, scale) for name in ("gold", "perturbed"))
-        value = {"gold_score": _nan_if_none(gold), "perturbed_score": _nan_if_none(perturbed),
-                 "failure": single_failure(gold, perturbed, invariant)}
+        value = {
+            "gold_score": _nan_if_none(gold),
+            "perturbed_score": _nan_if_none(perturbed),
+            "failure": single_failure(gold, perturbed, invariant),
+        }
         parsed = {"gold": gold, "perturbed": perturbed}
         failing = ["perturbed"] if value["failure"] == 1.0 else []
     elif paradigm == "reference":
@@ -99,7 +104,12 @@ def blind_spot_judgments(paradigm: Paradigm, scale: int, check_prompt: CheckProm
         return Score(
             value=value,
             answer=state.output.completion,
-            metadata={"answers": answers, "parsed": parsed, "parse_failures": parse_failures, "explanation_checks": checks},
+            metadata={
+                "answers": answers,
+                "parsed": parsed,
+                "parse_failures": parse_failures,
+                "explanation_checks": checks,
+            },
         )
 
     return score

@@ -43,8 +43,7 @@ class JudgePrompt:
         steps = [*criterion.steps, f"Give a {criterion.title} score from {self.low} (worst) to {self.high} (best)."]
         numbered = "\n".join(f"{number}. {step}" for number, step in enumerate(steps, start=1))
         parts.append(
-            f"### Criterion: {criterion.title} ({self.low}-{self.high})\n"
-            f"{criterion.title} means {criterion.definition}"
+            f"### Criterion: {criterion.title} ({self.low}-{self.high})\n{criterion.title} means {criterion.definition}"
         )
         parts.append(f"### Evaluation steps\n{numbered}")
         parts.append(f"### {self.text_label}\n{text}")
@@ -93,10 +92,7 @@ def rate_criteria(
         text = state.metadata["response"]
         context = state.metadata.get("context")
         answer_lists = await asyncio.gather(
-            *(
-                sample_answers(model, prompt.render(criterion, text, context), repeats, config)
-                for criterion in criteria
-            )
+            *(sample_answers(model, prompt.render(criterion, text, context), repeats, config) for criterion in criteria)
         )
         ratings = {
             criterion.name: {

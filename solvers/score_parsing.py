@@ -46,7 +46,10 @@ Verdict = Literal["A", "B", "tie"]
 _VERDICT_PATTERNS = (
     re.compile(r"\[\[\s*(A|B|C|tie)\s*\]\]", re.IGNORECASE),
     re.compile(r"verdict\s*(?:is)?\s*[:=]?\s*\**\s*\(?\b(A|B|C|tie)\b", re.IGNORECASE),
-    re.compile(r"\b(?:assistant|answer|response|output)\s*\(?(A|B)\)?\s+(?:is|was)\s+(?:better|superior|preferred|stronger)", re.IGNORECASE),
+    re.compile(
+        r"\b(?:assistant|answer|response|output)\s*\(?(A|B)\)?\s+(?:is|was)\s+(?:better|superior|preferred|stronger)",
+        re.IGNORECASE,
+    ),
 )
 _TIE_WORDS = re.compile(r"\b(?:tie|equally good|equally bad|both (?:answers )?are equal(?:ly good)?)\b", re.IGNORECASE)
 

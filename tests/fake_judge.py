@@ -83,7 +83,11 @@ class _Handler(BaseHTTPRequestHandler):
                 {"index": i, "finish_reason": "stop", "message": {"role": "assistant", "content": reply}}
                 for i in range(n)
             ],
-            "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": n, "total_tokens": len(prompt.split()) + n},
+            "usage": {
+                "prompt_tokens": len(prompt.split()),
+                "completion_tokens": n,
+                "total_tokens": len(prompt.split()) + n,
+            },
         }
         data = json.dumps(payload).encode()
         self.send_response(200)

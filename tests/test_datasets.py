@@ -63,7 +63,9 @@ def test_selection_is_seeded_and_never_pads(caplog):
 
 def test_missing_field_names_file_row_and_field(tmp_path):
     path = tmp_path / "summeval.jsonl"
-    path.write_text(json.dumps({"id": "a", "source": "x", "references": ["One. Two."]}) + "\n" + json.dumps({"id": "b"}) + "\n")
+    path.write_text(
+        json.dumps({"id": "a", "source": "x", "references": ["One. Two."]}) + "\n" + json.dumps({"id": "b"}) + "\n"
+    )
     with pytest.raises(DataError, match=r"summeval.jsonl, row 2: field 'references' is missing"):
         datasets.summeval_local(tmp_path)
 
@@ -95,28 +97,47 @@ def _serve_files(monkeypatch, files):
 
 
 def test_wmt22_remote_reads_the_official_text_files(monkeypatch, tmp_path, dhp_data):
-    rows = [json.loads(line) for line in (dhp_data("wmt22") / "wmt22_zh-en_all_segments.jsonl").read_text().splitlines()]
+    rows = [
+        json.loads(line) for line in (dhp_data("wmt22") / "wmt22_zh-en_all_segments.jsonl").read_text().splitlines()
+    ]
     source, reference = tmp_path / "src", tmp_path / "ref"
     source.write_text("\n".join(row["source"] for row in rows) + "\n")
     reference.write_text("\n".join(row["reference"] for row in rows) + "\n")
-    _serve_files(monkeypatch, {
-        f"{datasets.WMT22_RAW}/sources/generaltest2022.zh-en.src.zh": source,
-        f"{datasets.WMT22_RAW}/references/generaltest2022.zh-en.ref.A.en": reference,
-    })
+    _serve_files(
+        monkeypatch,
+        {
+            f"{datasets.WMT22_RAW}/sources/generaltest2022.zh-en.src.zh": source,
+            f"{datasets.WMT22_RAW}/references/generaltest2022.zh-en.ref.A.en": reference,
+        },
+    )
     remote = DATASETS["wmt22_zh_en"].load_remote(100, 0)
     local = load_pool(DATASETS["wmt22_zh_en"], dhp_data("wmt22"), 100, 0)
     assert [(i.id, i.text, i.context) for i in remote] == [(i.id, i.text, i.context) for i in local]
 
 
 def test_storycloze_remote_reads_the_official_csv(monkeypatch, tmp_path, dhp_data):
-    rows = [json.loads(line) for line in (dhp_data("storycloze") / "storycloze_2016_val.jsonl").read_text().splitlines()][:50]
+    rows = [
+        json.loads(line) for line in (dhp_data("storycloze") / "storycloze_2016_val.jsonl").read_text().splitlines()
+    ][:50]
     path = tmp_path / "val.csv"
     with path.open("w", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["InputStoryid", "InputSentence1", "InputSentence2", "InputSentence3", "InputSentence4",
-                         "RandomFifthSentenceQuiz1", "RandomFifthSentenceQuiz2", "AnswerRightEnding"])
+        writer.writerow(
+            [
+                "InputStoryid",
+                "InputSentence1",
+                "InputSentence2",
+                "InputSentence3",
+                "InputSentence4",
+                "RandomFifthSentenceQuiz1",
+                "RandomFifthSentenceQuiz2",
+                "AnswerRightEnding",
+            ]
+        )
         for row in rows:
-            writer.writerow([row["id"], *row["context_sentences"], row["ending1"], row["ending2"], row["answer_right_ending"]])
+            writer.writerow(
+                [row["id"], *row["context_sentences"], row["ending1"], row["ending2"], row["answer_right_ending"]]
+            )
     _serve_files(monkeypatch, {datasets.STORYCLOZE_URL: path})
     remote = DATASETS["storycloze"].load_remote(100, 0)
     assert [(i.id, i.text, i.context, i.wrong_text) for i in remote] == [
@@ -130,7 +151,12 @@ def test_summeval_remote_reads_the_paired_file(monkeypatch, tmp_path, dhp_data):
     with path.open("w") as handle:
         for row in rows:
             for model in ("M0", "M1"):  # the paired file repeats each article once per system
-                handle.write(json.dumps({"id": row["id"], "text": row["source"], "references": row["references"], "model_id": model}) + "\n")
+                handle.write(
+                    json.dumps(
+                        {"id": row["id"], "text": row["source"], "references": row["references"], "model_id": model}
+                    )
+                    + "\n"
+                )
     _serve_files(monkeypatch, {datasets.SUMMEVAL_URL: path})
     remote = DATASETS["summeval"].load_remote(100, 0)
     local = load_pool(DATASETS["summeval"], dhp_data("summeval"), 100, 0)[:5]
@@ -139,10 +165,21 @@ def test_summeval_remote_reads_the_paired_file(monkeypatch, tmp_path, dhp_data):
 
 def test_answer_equivalence_remote_reads_squad(monkeypatch, tmp_path):
     long_answer = "x" * 151
-    squad = {"data": [{"paragraphs": [{"context": "Para.", "qas": [
-        {"id": "q1", "question": "Q1?", "answers": [{"text": "short"}, {"text": long_answer}]},
-        {"id": "q2", "question": "Q2?", "answers": [{"text": "short"}]},
-    ]}]}]}
+    squad = {
+        "data": [
+            {
+                "paragraphs": [
+                    {
+                        "context": "Para.",
+                        "qas": [
+                            {"id": "q1", "question": "Q1?", "answers": [{"text": "short"}, {"text": long_answer}]},
+                            {"id": "q2", "question": "Q2?", "answers": [{"text": "short"}]},
+                        ],
+                    }
+                ]
+            }
+        ]
+    }
     path = tmp_path / "dev.json"
     path.write_text(json.dumps(squad))
     _serve_files(monkeypatch, {datasets.SQUAD_DEV_URL: path})
@@ -165,7 +202,7 @@ def test_paragraph_units_join_consecutive_segments_of_one_document(dhp_data):
     for unit in units:
         first_id, extra = unit.id.rsplit("+", 1)
         start, _ = by_id[first_id]
-        members = [row for _, row in rows[start:start + int(extra) + 1]]
+        members = [row for _, row in rows[start : start + int(extra) + 1]]
         assert len({row["doc_id"] for row in members}) == 1
         assert unit.text == " ".join(row["reference"].strip() for row in members)
         assert len(unit.text) > 300
@@ -197,7 +234,9 @@ def test_de_en_remote_builds_paragraphs_from_the_xml(monkeypatch, tmp_path):
 
 
 def test_answer_equivalence_reads_real_ae_rating_rows(tmp_path):
-    answer = "a reference answer that is long enough to pass the one hundred and fifty character rule of the DHP paper, " * 2
+    answer = (
+        "a reference answer that is long enough to pass the one hundred and fifty character rule of the DHP paper, " * 2
+    )
     rows = [
         {"qid": "q1", "question": "Why?", "reference": answer, "candidate": "because", "score": 1},
         {"qid": "q1", "question": "Why?", "reference": answer, "candidate": "no idea", "score": 0},

@@ -132,7 +132,9 @@ def test_level_balanced_mean_weights_levels_equally():
     assert level_balanced_mean(values, levels) == pytest.approx((2.0 + 2.0 + 2.0) / 3)
 
 
-def _records(original: list[float], perturbed: dict[str, tuple[str, list[float]]], metric: str = "m") -> list[ScoreRecord]:
+def _records(
+    original: list[float], perturbed: dict[str, tuple[str, list[float]]], metric: str = "m"
+) -> list[ScoreRecord]:
     records = [ScoreRecord(f"i{i}", "original", None, {metric: score}) for i, score in enumerate(original)]
     for name, (level, scores) in perturbed.items():
         records += [ScoreRecord(f"i{i}", name, level, {metric: score}) for i, score in enumerate(scores)]
@@ -140,8 +142,11 @@ def _records(original: list[float], perturbed: dict[str, tuple[str, list[float]]
 
 
 def test_report_constant_judge_gives_zero_everywhere():
-    records = [ScoreRecord(f"i{i}", v, lvl, {"a": 3, "b": 3}) for i in range(6) for v, lvl in
-               (("original", None), ("typos", "character"), ("reorder", "sentence"))]
+    records = [
+        ScoreRecord(f"i{i}", v, lvl, {"a": 3, "b": 3})
+        for i in range(6)
+        for v, lvl in (("original", None), ("typos", "character"), ("reorder", "sentence"))
+    ]
     report = discernment_report(records, ["a", "b"])
     assert report.D_avg == 0.0 and report.D_min == 0.0 and report.D_avg_EW == 0.0 and report.D_min_EW == 0.0
     assert all(result.p_values == {"a": 1.0, "b": 1.0} for result in report.perturbations.values())

@@ -8,8 +8,12 @@ from dhp_tasks.suite import all_perturbations
 from judge_data import DataError
 
 DATASET_KIND = {
-    "summeval": "summarization", "sumpubmed": "summarization", "storycloze": "story",
-    "answer_equivalence": "qa", "wmt22_de_en": "translation", "wmt22_zh_en": "translation",
+    "summeval": "summarization",
+    "sumpubmed": "summarization",
+    "storycloze": "story",
+    "answer_equivalence": "qa",
+    "wmt22_de_en": "translation",
+    "wmt22_zh_en": "translation",
 }
 
 
@@ -24,8 +28,18 @@ def test_default_table_covers_every_perturbation(dataset):
 
 def test_user_file_with_id_overriding_family(tmp_path):
     path = tmp_path / "weights.json"
-    path.write_text(json.dumps({"qa": {"typos": {"answer_quality": 1}, "typos_major": {"answer_quality": 4},
-                                       "char_deletion": {"answer_quality": 2}, "random_answer": {"answer_quality": 3}}}))
+    path.write_text(
+        json.dumps(
+            {
+                "qa": {
+                    "typos": {"answer_quality": 1},
+                    "typos_major": {"answer_quality": 4},
+                    "char_deletion": {"answer_quality": 2},
+                    "random_answer": {"answer_quality": 3},
+                }
+            }
+        )
+    )
     kind = TEXT_KINDS["qa"]
     weights = load_expert_weights(kind, all_perturbations("answer_equivalence")[:5], path)
     assert weights["typos_minor"] == {"answer_quality": 1.0} and weights["typos_major"] == {"answer_quality": 4.0}
@@ -47,6 +61,8 @@ def test_weight_file_errors(tmp_path):
 
 def test_metric_subset_without_weight_is_refused(tmp_path):
     data = tmp_path / "d.jsonl"
-    data.write_text('{"id": "a", "text": "He smiled at the dog and walked home."}\n{"id": "b", "text": "She sang a song."}\n')
+    data.write_text(
+        '{"id": "a", "text": "He smiled at the dog and walked home."}\n{"id": "b", "text": "She sang a song."}\n'
+    )
     with pytest.raises(ValueError, match="give no weight to the chosen metrics"):
         custom(data=str(data), kind="story", metrics="coherence", perturbations="char_deletion")

@@ -11,7 +11,13 @@ def test_paper_counts(fbi_data):
     items = load_items(fbi_data)
     assert len(items) == 2400
     by_ability = Counter(item.ability for item in items)
-    assert by_ability == {"long_form": 528, "factual": 483, "instruction_following": 379, "reasoning": 494, "score_invariant": 516}
+    assert by_ability == {
+        "long_form": 528,
+        "factual": 483,
+        "instruction_following": 379,
+        "reasoning": 494,
+        "score_invariant": 516,
+    }
     assert len({item.category for item in items}) == 23
     assert len({(item.category, item.id) for item in items}) == 2400
 
@@ -25,14 +31,23 @@ def test_score_invariant_items_know_their_axis(fbi_data):
     items = load_items(fbi_data, abilities=["score_invariant"])
     assert len(items) == 516
     assert all(item.invariant for item in items)
-    assert Counter(item.axis_ability for item in items) == {"long_form": 282, "factual": 108, "reasoning": 72, "instruction_following": 54}
+    assert Counter(item.axis_ability for item in items) == {
+        "long_form": 282,
+        "factual": 108,
+        "reasoning": 72,
+        "instruction_following": 54,
+    }
 
 
 def test_per_category_cap_is_seeded(fbi_data):
     first = load_items(fbi_data, abilities=["reasoning"], per_category=3, seed=0)
     assert Counter(item.category for item in first) == {c.id: 3 for c in CATEGORIES if c.ability == "reasoning"}
-    assert [i.id for i in first] == [i.id for i in load_items(fbi_data, abilities=["reasoning"], per_category=3, seed=0)]
-    assert [i.id for i in first] != [i.id for i in load_items(fbi_data, abilities=["reasoning"], per_category=3, seed=1)]
+    assert [i.id for i in first] == [
+        i.id for i in load_items(fbi_data, abilities=["reasoning"], per_category=3, seed=0)
+    ]
+    assert [i.id for i in first] != [
+        i.id for i in load_items(fbi_data, abilities=["reasoning"], per_category=3, seed=1)
+    ]
 
 
 def test_selection_errors():

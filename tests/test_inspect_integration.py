@@ -46,9 +46,24 @@ def run_inspect(
         )
         args = [arg for pair in task_args for arg in ("-T", pair)]
         result = subprocess.run(
-            [INSPECT, "eval", task, "--model", "openai-api/fakejudge/judge",
-             "--log-format", "json", "--display", "plain", *args, *extra_args],
-            env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path,
+            [
+                INSPECT,
+                "eval",
+                task,
+                "--model",
+                "openai-api/fakejudge/judge",
+                "--log-format",
+                "json",
+                "--display",
+                "plain",
+                *args,
+                *extra_args,
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            cwd=tmp_path,
         )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     logs = sorted((tmp_path / "logs").glob("*.json"))
@@ -87,7 +102,9 @@ def test_constant_judge_has_no_discernment(tmp_path, dhp_data):
 def test_judge_that_knows_the_originals_discerns_every_perturbation(tmp_path, dhp_data, dataset):
     folder = dhp_data(FOLDERS[dataset])
     originals = originals_of(dataset, folder, 6)
-    log, _ = run_inspect(f"dhp_tasks/{dataset}", knows_originals(originals), tmp_path, f"data_dir={folder}", "n=6", "repeats=1")
+    log, _ = run_inspect(
+        f"dhp_tasks/{dataset}", knows_originals(originals), tmp_path, f"data_dir={folder}", "n=6", "repeats=1"
+    )
     metrics = metrics_of(log)
     per_perturbation = {name: value for name, value in metrics.items() if name.startswith(("D/", "D_EW/"))}
     assert len(per_perturbation) == 2 * len(log.eval.metadata["perturbations"])
@@ -105,8 +122,13 @@ def test_judge_that_knows_the_originals_discerns_every_perturbation(tmp_path, dh
 
 def test_unparsable_answers_are_counted_not_guessed(tmp_path, dhp_data):
     log, _ = run_inspect(
-        "dhp_tasks/storycloze", constant("I would rather not say."), tmp_path,
-        f"data_dir={dhp_data('storycloze')}", "n=4", "repeats=3", "perturbations=typos,wrong_ending",
+        "dhp_tasks/storycloze",
+        constant("I would rather not say."),
+        tmp_path,
+        f"data_dir={dhp_data('storycloze')}",
+        "n=4",
+        "repeats=3",
+        "perturbations=typos,wrong_ending",
     )
     metrics = metrics_of(log)
     # 4 items x 3 variants x 3 metrics x 3 ratings, none parsable
@@ -124,10 +146,19 @@ def test_custom_task_with_a_metric_subset(tmp_path):
         f"The report covers item {j}. It lists the costs in detail. Every figure is checked twice. The team signs it off."
         for j in range(6)
     ]
-    data.write_text("".join(json.dumps({"id": f"doc{j}", "text": text, "context": "An article."}) + "\n" for j, text in enumerate(texts)))
+    data.write_text(
+        "".join(
+            json.dumps({"id": f"doc{j}", "text": text, "context": "An article."}) + "\n" for j, text in enumerate(texts)
+        )
+    )
     log, calls = run_inspect(
-        "dhp_tasks/custom", knows_originals(set(texts)), tmp_path,
-        f"data={data}", "kind=summarization", "metrics=coherence,fluency", "repeats=1",
+        "dhp_tasks/custom",
+        knows_originals(set(texts)),
+        tmp_path,
+        f"data={data}",
+        "kind=summarization",
+        "metrics=coherence,fluency",
+        "repeats=1",
     )
     metrics = metrics_of(log)
     assert log.eval.metadata["metrics"] == ["coherence", "fluency"]
@@ -139,10 +170,24 @@ def test_custom_task_with_a_metric_subset(tmp_path):
 def test_unknown_perturbation_fails_with_a_clear_message(tmp_path, dhp_data):
     with serve(constant("3")) as (url, _):
         result = subprocess.run(
-            [INSPECT, "eval", "dhp_tasks/storycloze", "--model", "openai-api/fakejudge/judge",
-             "-T", f"data_dir={dhp_data('storycloze')}", "-T", "perturbations=typo_minor", "--display", "none"],
+            [
+                INSPECT,
+                "eval",
+                "dhp_tasks/storycloze",
+                "--model",
+                "openai-api/fakejudge/judge",
+                "-T",
+                f"data_dir={dhp_data('storycloze')}",
+                "-T",
+                "perturbations=typo_minor",
+                "--display",
+                "none",
+            ],
             env=dict(os.environ, FAKEJUDGE_BASE_URL=url, FAKEJUDGE_API_KEY="t", INSPECT_LOG_DIR=str(tmp_path)),
-            capture_output=True, text=True, timeout=300, cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=tmp_path,
         )
     assert result.returncode != 0
     assert "unknown perturbation(s) ['typo_minor']" in result.stdout + result.stderr

@@ -12,7 +12,9 @@ from dhp_tasks.llm_perturbations import (
 )
 
 ORIGINAL = "The mayor of Springfield opened a new library on Monday. It holds 40,000 books."
-ROW, CHANGE = next((row, change) for row, change in LLM_PERTURBATIONS["summeval"] if row.id == "fictional_entities_minor")
+ROW, CHANGE = next(
+    (row, change) for row, change in LLM_PERTURBATIONS["summeval"] if row.id == "fictional_entities_minor"
+)
 REWRITE = next(change for row, change in LLM_PERTURBATIONS["summeval"] if row.id == "rewrite_insert_major")
 
 
@@ -21,9 +23,12 @@ def test_table_rows_match_the_paper():
         return {(row.id, row.level, row.degree, row.method) for row, _ in LLM_PERTURBATIONS[dataset]}
 
     assert ids("summeval") == {
-        ("fictional_entities_minor", "word", "minor", "llm"), ("fictional_entities_major", "word", "major", "llm"),
-        ("grammar_errors_minor", "word", "minor", "llm"), ("grammar_errors_major", "word", "major", "llm"),
-        ("rewrite_insert_minor", "sentence", "minor", "llm"), ("rewrite_insert_major", "sentence", "major", "llm"),
+        ("fictional_entities_minor", "word", "minor", "llm"),
+        ("fictional_entities_major", "word", "major", "llm"),
+        ("grammar_errors_minor", "word", "minor", "llm"),
+        ("grammar_errors_major", "word", "major", "llm"),
+        ("rewrite_insert_minor", "sentence", "minor", "llm"),
+        ("rewrite_insert_major", "sentence", "major", "llm"),
     }
     assert ids("storycloze") == {("fictional_entities", "word", None, "llm"), ("grammar_errors", "word", None, "llm")}
     for dataset in ("answer_equivalence", "wmt22_de_en", "wmt22_zh_en"):
@@ -42,7 +47,10 @@ def test_prompt_has_numbered_steps_and_task_wording():
     [
         ("The mayor of Quibbleton opened a new library on Monday. It holds 40,000 books.", None),
         ("Revised summary: The mayor of Quibbleton opened a new library on Monday. It holds 40,000 books.", None),
-        ("Here is the changed summary:\n\n\"The mayor of Quibbleton opened a new library on Monday. It holds 40,000 books.\"", None),
+        (
+            'Here is the changed summary:\n\n"The mayor of Quibbleton opened a new library on Monday. It holds 40,000 books."',
+            None,
+        ),
         ("```\nThe mayor of Quibbleton opened a new library on Monday. It holds 40,000 books.\n```", None),
         ("", "empty"),
         ("Changed summary:   ", "empty"),
@@ -64,7 +72,13 @@ def test_insertion_must_lengthen_the_text():
 
 
 def test_retries_are_bounded_and_counted():
-    replies = iter(["", ORIGINAL, "Revised summary: The mayor of Quibbleton opened a new library on Monday. It holds 40,000 books."])
+    replies = iter(
+        [
+            "",
+            ORIGINAL,
+            "Revised summary: The mayor of Quibbleton opened a new library on Monday. It holds 40,000 books.",
+        ]
+    )
     asked = []
 
     async def generate(prompt, attempt):
@@ -80,6 +94,8 @@ def test_retries_are_bounded_and_counted():
     async def never(prompt, attempt):
         return ""
 
-    assert asyncio.run(perturb_with_model(ROW, CHANGE, "summarization", ORIGINAL, never, report, max_attempts=2)) is None
+    assert (
+        asyncio.run(perturb_with_model(ROW, CHANGE, "summarization", ORIGINAL, never, report, max_attempts=2)) is None
+    )
     assert report.as_dict()["failed_items"] == {ROW.id: 1}
     assert report.as_dict()["rejected"][ROW.id]["empty"] == 3

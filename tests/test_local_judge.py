@@ -22,7 +22,9 @@ INSPECT = str(Path(sys.executable).parent / "inspect")
 
 @pytest.fixture(scope="module")
 def judge_folder(tmp_path_factory):
-    pytest.importorskip("transformers", reason="the local judge needs the local-judge extra: pip install '.[local-judge]'")
+    pytest.importorskip(
+        "transformers", reason="the local judge needs the local-judge extra: pip install '.[local-judge]'"
+    )
     pytest.importorskip("gguf", reason="the local judge needs the local-judge extra: pip install '.[local-judge]'")
     try:
         return prepare(tmp_path_factory.mktemp("judge-cache"))
@@ -40,11 +42,35 @@ def test_prepared_folder_holds_tokenizer_and_weights(judge_folder):
 def test_storycloze_runs_on_the_cpu_judge(judge_folder, dhp_data, tmp_path):
     folder = dhp_data("storycloze")
     result = subprocess.run(
-        [INSPECT, "eval", "dhp_tasks/storycloze", "--model", "hf/smollm2", *inspect_model_args(judge_folder),
-         "-T", f"data_dir={folder}", "-T", "n=2", "-T", "repeats=1", "-T", "perturbations=wrong_ending",
-         "--max-tokens", "8", "--log-dir", str(tmp_path / "logs"), "--log-format", "json", "--display", "plain"],
+        [
+            INSPECT,
+            "eval",
+            "dhp_tasks/storycloze",
+            "--model",
+            "hf/smollm2",
+            *inspect_model_args(judge_folder),
+            "-T",
+            f"data_dir={folder}",
+            "-T",
+            "n=2",
+            "-T",
+            "repeats=1",
+            "-T",
+            "perturbations=wrong_ending",
+            "--max-tokens",
+            "8",
+            "--log-dir",
+            str(tmp_path / "logs"),
+            "--log-format",
+            "json",
+            "--display",
+            "plain",
+        ],
         env={**os.environ, "INSPECT_CACHE_DIR": str(tmp_path / "cache"), "HF_HUB_OFFLINE": "1"},
-        capture_output=True, text=True, timeout=1200, cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        cwd=tmp_path,
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     log = read_eval_log(str(next((tmp_path / "logs").glob("*.json"))))
@@ -73,8 +99,13 @@ def test_every_fbi_strategy_runs_on_the_cpu_judge(judge_folder, fbi_data, tmp_pa
         reference(**options),
     ]
     logs = inspect_eval(
-        tasks, model="hf/smollm2", model_args=model_args(judge_folder), max_tokens=24,
-        log_dir=str(tmp_path / "logs"), display="none", max_tasks=1,
+        tasks,
+        model="hf/smollm2",
+        model_args=model_args(judge_folder),
+        max_tokens=24,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        max_tasks=1,
     )
     assert len(logs) == 11
     for log in logs:

@@ -51,8 +51,16 @@ def test_typos_apply_k_changes_with_the_typo_package():
     assert many != SUMMARY.text
     # 50 single-character edits leave the text within 50 characters of its length
     assert abs(len(many) - len(SUMMARY.text)) <= 50
-    assert set(TYPO_KINDS) <= {"char_swap", "missing_char", "extra_char", "nearby_char", "similar_char",
-                               "skipped_space", "random_space", "repeated_char"}
+    assert set(TYPO_KINDS) <= {
+        "char_swap",
+        "missing_char",
+        "extra_char",
+        "nearby_char",
+        "similar_char",
+        "skipped_space",
+        "random_space",
+        "repeated_char",
+    }
 
 
 def test_word_span_deletion_removes_k_consecutive_words():
@@ -60,7 +68,7 @@ def test_word_span_deletion_removes_k_consecutive_words():
     perturbed = delete_word_span(5)(SUMMARY, random.Random(1), []).split()
     assert len(words) - len(perturbed) == 5
     start = next(i for i in range(len(words)) if words[i] != (perturbed + [None])[i])
-    assert words[:start] + words[start + 5:] == perturbed
+    assert words[:start] + words[start + 5 :] == perturbed
 
 
 def test_sentence_shuffle_minor_swaps_two_sentences():
@@ -85,7 +93,12 @@ def test_sentence_shuffle_needs_two_sentences():
 @pytest.mark.parametrize("dataset", sorted(PERTURBATIONS))
 def test_every_rule_perturbation_is_deterministic_and_changes_the_text(dataset):
     pool = [
-        Item(f"i{j}", f"{SUMMARY.text} Item number {j} adds a closing remark here.", "ctx", wrong_text=f"A wrong ending {j}.")
+        Item(
+            f"i{j}",
+            f"{SUMMARY.text} Item number {j} adds a closing remark here.",
+            "ctx",
+            wrong_text=f"A wrong ending {j}.",
+        )
         for j in range(4)
     ]
     for perturbation in PERTURBATIONS[dataset]:
@@ -113,8 +126,12 @@ def test_perturbation_table_matches_the_paper():
         ("sentence_reorder_major", "sentence", "major", "rule", None),
     }
     assert {(p.id, p.k) for p in PERTURBATIONS["sumpubmed"]} == {
-        ("char_deletion_minor", 20), ("char_deletion_major", 100), ("typos_minor", 20), ("typos_major", 100),
-        ("sentence_reorder_minor", 2), ("sentence_reorder_major", None),
+        ("char_deletion_minor", 20),
+        ("char_deletion_major", 100),
+        ("typos_minor", 20),
+        ("typos_major", 100),
+        ("sentence_reorder_minor", 2),
+        ("sentence_reorder_major", None),
     }
     assert table("storycloze") == {
         ("char_deletion", "character", None, "rule", 5),
@@ -123,19 +140,28 @@ def test_perturbation_table_matches_the_paper():
         ("wrong_ending", "sentence", None, "rule", None),
     }
     assert {(p.id, p.level, p.k) for p in PERTURBATIONS["answer_equivalence"]} == {
-        ("char_deletion_minor", "character", 5), ("char_deletion_major", "character", 25),
-        ("typos_minor", "character", 5), ("typos_major", "character", 25), ("random_answer", "sentence", None),
+        ("char_deletion_minor", "character", 5),
+        ("char_deletion_major", "character", 25),
+        ("typos_minor", "character", 5),
+        ("typos_major", "character", 25),
+        ("random_answer", "sentence", None),
     }
     for pair in ("wmt22_de_en", "wmt22_zh_en"):
         assert {(p.id, p.level, p.k) for p in PERTURBATIONS[pair]} == {
-            ("char_deletion_minor", "character", 10), ("char_deletion_major", "character", 50),
-            ("typos_minor", "character", 10), ("typos_major", "character", 50),
-            ("word_deletion_minor", "word", 5), ("word_deletion_major", "word", 25),
+            ("char_deletion_minor", "character", 10),
+            ("char_deletion_major", "character", 50),
+            ("typos_minor", "character", 10),
+            ("typos_major", "character", 50),
+            ("word_deletion_minor", "word", 5),
+            ("word_deletion_major", "word", 25),
         }
 
 
 def test_story_perturbations_borrow_and_swap_endings():
-    pool = [Item("a", "He smiled.", "ctx", wrong_text="He cried."), Item("b", "She left.", "ctx2", wrong_text="She sang.")]
+    pool = [
+        Item("a", "He smiled.", "ctx", wrong_text="He cried."),
+        Item("b", "She left.", "ctx2", wrong_text="She sang."),
+    ]
     by_id = {p.id: p for p in PERTURBATIONS["storycloze"]}
     assert by_id["random_ending"].perturb(pool[0], 0, pool) == "She left."
     assert by_id["wrong_ending"].perturb(pool[0], 0, pool) == "He cried."
@@ -153,7 +179,8 @@ def test_select_perturbations():
     available = PERTURBATIONS["summeval"]
     assert select_perturbations(available, None) == available
     assert [p.id for p in select_perturbations(available, "typos_minor, sentence_reorder_major")] == [
-        "typos_minor", "sentence_reorder_major"
+        "typos_minor",
+        "sentence_reorder_major",
     ]
     with pytest.raises(ValueError, match="unknown perturbation"):
         select_perturbations(available, "typo_minor")

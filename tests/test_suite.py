@@ -62,15 +62,29 @@ def test_build_is_cached_and_byte_identical(dhp_data, tmp_path, perturber_server
 def test_dhp_build_command_and_judging_a_suite(dhp_data, tmp_path, perturber_server):
     suite_file = tmp_path / "storycloze.jsonl"
     result = subprocess.run(
-        [DHP_BUILD, "storycloze", "--data-dir", str(dhp_data("storycloze")), "--n", "6", "--output", str(suite_file),
-         "--perturber", "openai-api/fakeperturber/p"],
-        capture_output=True, text=True, timeout=300,
+        [
+            DHP_BUILD,
+            "storycloze",
+            "--data-dir",
+            str(dhp_data("storycloze")),
+            "--n",
+            "6",
+            "--output",
+            str(suite_file),
+            "--perturber",
+            "openai-api/fakeperturber/p",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 0, result.stderr
     assert "grammar_errors: 6 variants" in result.stdout
     suite = read_suite(suite_file)
     originals = {item.text for item in suite.items}
-    log, _ = run_inspect("dhp_tasks/storycloze", knows_originals(originals), tmp_path / "judge", f"suite={suite_file}", "repeats=1")
+    log, _ = run_inspect(
+        "dhp_tasks/storycloze", knows_originals(originals), tmp_path / "judge", f"suite={suite_file}", "repeats=1"
+    )
     metrics = metrics_of(log)
     assert {"D/fictional_entities", "D/grammar_errors", "D/typos", "D/wrong_ending"} <= set(metrics)
     assert all(value > 1 for name, value in metrics.items() if name.startswith("D/"))
