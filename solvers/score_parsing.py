@@ -19,13 +19,19 @@ _PATTERNS = (
     re.compile(_NUMBER + r"\s*(?:/|out\s+of)\s*\d+(?:\.\d+)?", re.IGNORECASE),
     re.compile(r"(?:score|rating|rated?|grade)\b[^\d\n]{0,30}?" + _NUMBER, re.IGNORECASE),
 )
+_SCALE_RANGE = re.compile(r"\(?\b\d+\s*(?:-|–|to)\s*\d+\b\)?", re.IGNORECASE)
+"""A scale such as "1-5", "(1-5)" or "from 1 to 5" names the range, not a rating."""
 _LIST_MARKER = re.compile(r"^\s*\d+[.)](?=\s|$)", re.MULTILINE)
 _STANDALONE = re.compile(r"(?<![\w.])" + _NUMBER + r"(?![\w]|\.\d)")
 
 
 def parse_rating(answer: str, low: float = 1, high: float = 5) -> float | None:
     """The rating in ``answer`` if it is on the ``low``-``high`` scale, else ``None``."""
-    for pattern in _PATTERNS:
+    bracketed = _PATTERNS[0].findall(answer)
+    if bracketed:
+        return _in_range(bracketed[-1], low, high)
+    answer = _SCALE_RANGE.sub(" ", answer)
+    for pattern in _PATTERNS[1:]:
         matches = pattern.findall(answer)
         if matches:
             return _in_range(matches[-1], low, high)

@@ -21,6 +21,9 @@ from solvers.score_parsing import parse_rating, parse_verdict, parse_yes_no
         ("1. 5\n2.", 5.0),
         ("1. Read the summary.\n2. Check facts.\nScore: 3", 3.0),
         ("Fluency: 5", 5.0),
+        ("Coherence score (1-5): 4", 4.0),
+        ("Score: 4 (on a 1-5 scale)", 4.0),
+        ("On a scale from 1 to 5, I give it a 2.", 2.0),
     ],
 )
 def test_parses_common_answer_forms(answer, expected):
@@ -29,7 +32,18 @@ def test_parses_common_answer_forms(answer, expected):
 
 @pytest.mark.parametrize(
     "answer",
-    ["", "   ", "The summary is fine.", "Score: 7", "0", "10/10", "[[6]]", "-", "Score: high"],
+    [
+        "",
+        "   ",
+        "The summary is fine.",
+        "Score: 7",
+        "0",
+        "10/10",
+        "[[6]]",
+        "-",
+        "Score: high",
+        "One number from 1 to 5",
+    ],
 )
 def test_missing_or_out_of_range_is_unparsable(answer):
     assert parse_rating(answer) is None
