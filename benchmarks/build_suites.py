@@ -14,17 +14,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from dhp_tasks.datasets import DATASETS
 from dhp_tasks.perturbations import PERTURBATIONS
 from dhp_tasks.suite import build_suite, write_suite
-
-FOLDERS = {
-    "summeval": "summeval",
-    "sumpubmed": "sumpubmed",
-    "storycloze": "storycloze",
-    "answer_equivalence": "answer_equivalence",
-    "wmt22_de_en": "wmt22",
-    "wmt22_zh_en": "wmt22",
-}
 
 
 def main() -> None:
@@ -35,12 +27,12 @@ def main() -> None:
     args = parser.parse_args()
     print(f"{'dataset':<20}{'items':>6}{'variants':>10}{'best s':>9}")
     with tempfile.TemporaryDirectory() as scratch:
-        for dataset, folder in FOLDERS.items():
+        for dataset, spec in DATASETS.items():
             rule_ids = ",".join(p.id for p in PERTURBATIONS[dataset])
             timings = []
             for _ in range(args.repeats):
                 start = time.perf_counter()
-                suite = asyncio.run(build_suite(dataset, str(Path(args.data) / folder), args.n, 0, rule_ids))
+                suite = asyncio.run(build_suite(dataset, str(Path(args.data) / spec.folder), args.n, 0, rule_ids))
                 write_suite(suite, Path(scratch) / f"{dataset}.jsonl")
                 timings.append(time.perf_counter() - start)
             variants = sum(len(v) for v in suite.variants.values())

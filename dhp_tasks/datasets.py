@@ -317,6 +317,8 @@ class DhpDataset:
     name: str
     kind: str
     description: str
+    folder: str
+    """The dataset's folder name in the shared-data layout (``<data>/dhp/<folder>/``)."""
     load_local: Callable[[Path], list[Item]]
     load_remote: Callable[[int, int], list[Item]]
 
@@ -326,6 +328,7 @@ DATASETS: dict[str, DhpDataset] = {
         "summeval",
         "summarization",
         "SummEval news summaries (per article the reference with the most sentences)",
+        "summeval",
         summeval_local,
         lambda n, seed: summeval_remote(),
     ),
@@ -333,6 +336,7 @@ DATASETS: dict[str, DhpDataset] = {
         "sumpubmed",
         "summarization",
         "SumPubMed BACKGROUND sections of scientific abstracts",
+        "sumpubmed",
         sumpubmed_local,
         sumpubmed_remote,
     ),
@@ -340,6 +344,7 @@ DATASETS: dict[str, DhpDataset] = {
         "storycloze",
         "story",
         "Story Cloze Test 2016 validation stories (right ending judged)",
+        "storycloze",
         storycloze_local,
         lambda n, seed: storycloze_remote(),
     ),
@@ -347,6 +352,7 @@ DATASETS: dict[str, DhpDataset] = {
         "answer_equivalence",
         "qa",
         f"Answer Equivalence / SQuAD v1.1 dev answers over {ANSWER_MIN_CHARS} characters",
+        "answer_equivalence",
         answer_equivalence_local,
         lambda n, seed: answer_equivalence_remote(),
     ),
@@ -355,6 +361,7 @@ DATASETS: dict[str, DhpDataset] = {
         "translation",
         f"WMT22 German-English paragraph units (consecutive segments of a document) over "
         f"{TRANSLATION_MIN_CHARS} characters",
+        "wmt22",
         wmt22_local("de-en"),
         lambda n, seed: wmt22_remote("de-en")(),
     ),
@@ -362,6 +369,7 @@ DATASETS: dict[str, DhpDataset] = {
         "wmt22_zh_en",
         "translation",
         f"WMT22 Chinese-English references over {TRANSLATION_MIN_CHARS} characters",
+        "wmt22",
         wmt22_local("zh-en"),
         lambda n, seed: wmt22_remote("zh-en")(),
     ),

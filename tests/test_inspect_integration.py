@@ -21,15 +21,6 @@ pytestmark = pytest.mark.integration
 INSPECT = str(Path(sys.executable).parent / "inspect")
 """The installed ``inspect`` command (not ``python -m``, which would import the source tree instead)."""
 
-FOLDERS = {
-    "summeval": "summeval",
-    "sumpubmed": "sumpubmed",
-    "storycloze": "storycloze",
-    "answer_equivalence": "answer_equivalence",
-    "wmt22_de_en": "wmt22",
-    "wmt22_zh_en": "wmt22",
-}
-
 
 def run_inspect(
     task: str, answer, tmp_path: Path, *task_args: str, extra_args: tuple[str, ...] = ()
@@ -98,9 +89,9 @@ def test_constant_judge_has_no_discernment(tmp_path, dhp_data):
     assert {call.get("temperature") for call in calls} == {0}
 
 
-@pytest.mark.parametrize("dataset", sorted(FOLDERS))
+@pytest.mark.parametrize("dataset", sorted(DATASETS))
 def test_judge_that_knows_the_originals_discerns_every_perturbation(tmp_path, dhp_data, dataset):
-    folder = dhp_data(FOLDERS[dataset])
+    folder = dhp_data(DATASETS[dataset].folder)
     originals = originals_of(dataset, folder, 6)
     log, _ = run_inspect(
         f"dhp_tasks/{dataset}", knows_originals(originals), tmp_path, f"data_dir={folder}", "n=6", "repeats=1"
