@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pytest
 
+# Tests never reach the Hugging Face hub; offline mode also spares inspect's model-info look-up for hf/ models.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
 DATA_ENV = "JUDGE_META_EVAL_DATA"
 """Folder with the shared real data (default: ../shared/data beside the project root)."""
 

@@ -66,7 +66,7 @@ def test_storycloze_runs_on_the_cpu_judge(judge_folder, dhp_data, tmp_path):
             "--display",
             "plain",
         ],
-        env={**os.environ, "INSPECT_CACHE_DIR": str(tmp_path / "cache"), "HF_HUB_OFFLINE": "1"},
+        env={**os.environ, "INSPECT_CACHE_DIR": str(tmp_path / "cache")},
         capture_output=True,
         text=True,
         timeout=1200,
@@ -91,7 +91,6 @@ def test_storycloze_runs_on_the_cpu_judge(judge_folder, dhp_data, tmp_path):
 
 def test_every_fbi_strategy_runs_on_the_cpu_judge(judge_folder, fbi_data, tmp_path, monkeypatch):
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     options = {"data_dir": str(fbi_data), "categories": "entity,score_invariant", "per_category": 1}
     tasks = [
         *(single(strategy=strategy, **options) for strategy in SINGLE_STRATEGIES),
