@@ -112,23 +112,24 @@ async def build_suite(
     variants, skipped = rule_variants(items, pool, chosen, seed)
     report = PerturberReport()
     if llm_rows:
-        model = get_model(perturber, **(perturber_args or {}))
         changes = {row.id: change for row, change in LLM_PERTURBATIONS[dataset_name]}
+        # A fresh client per build (not inspect's memoized one), closed when the build is done.
+        async with get_model(perturber, memoize=False, **(perturber_args or {})) as model:
 
-        async def generate(prompt: str, attempt: int) -> str:
-            config = GenerateConfig(
-                temperature=0.0 if attempt == 0 else 1.0, seed=seed + attempt, max_tokens=max_tokens
-            )
-            output = await model.generate(prompt, config=config, cache=CachePolicy(expiry=None))
-            return output.completion
+            async def generate(prompt: str, attempt: int) -> str:
+                config = GenerateConfig(
+                    temperature=0.0 if attempt == 0 else 1.0, seed=seed + attempt, max_tokens=max_tokens
+                )
+                output = await model.generate(prompt, config=config, cache=CachePolicy(expiry=None))
+                return output.completion
 
-        jobs = [(item, row) for item in items for row in llm_rows]
-        texts = await asyncio.gather(
-            *(
-                perturb_with_model(row, changes[row.id], dataset.kind, item.text, generate, report, max_attempts)
-                for item, row in jobs
+            jobs = [(item, row) for item in items for row in llm_rows]
+            texts = await asyncio.gather(
+                *(
+                    perturb_with_model(row, changes[row.id], dataset.kind, item.text, generate, report, max_attempts)
+                    for item, row in jobs
+                )
             )
-        )
         for (item, row), text in zip(jobs, texts):
             if text is not None:
                 variants[item.id][row.id] = text

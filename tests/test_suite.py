@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from dhp_tasks.datasets import DATASETS
 from dhp_tasks.response_styles import main as main_styles
-from dhp_tasks.suite import SUITE_FORMAT, build_suite, read_suite, write_suite
+from dhp_tasks.suite import SUITE_FORMAT, all_perturbations, build_suite, read_suite, write_suite
 from judge_data import DataError
 from tests.fake_judge import knows_originals, perturber, serve
 from tests.test_inspect_integration import metrics_of, run_inspect
@@ -128,3 +129,14 @@ def test_bad_suite_files_name_the_row(tmp_path):
     path.write_text(json.dumps(header) + "\n" + json.dumps({"id": "a", "text": "t", "variants": {"typo": "x"}}) + "\n")
     with pytest.raises(DataError, match=r"row 2: variants \['typo'\] are not in the header"):
         read_suite(path)
+
+
+@pytest.mark.parametrize("dataset", sorted(DATASETS))
+def test_every_table_2_perturbation_is_built_for_every_dataset(dhp_data, dataset, perturber_server):
+    suite = asyncio.run(
+        build_suite(dataset, str(dhp_data(DATASETS[dataset].folder)), 3, 0, perturber="openai-api/fakeperturber/p")
+    )
+    assert set(suite.header["perturbations"]) == {p.id for p in all_perturbations(dataset)}
+    built = Counter(pid for variants in suite.variants.values() for pid in variants)
+    assert set(built) == set(suite.header["perturbations"])
+    assert all(built[p.id] == len(suite.items) for p in all_perturbations(dataset) if p.method == "llm")
