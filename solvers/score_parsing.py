@@ -12,10 +12,12 @@ from typing import Literal
 
 _NUMBER = r"(\d+(?:\.\d+)?)"
 
-# Tried in order; within a pattern the last match wins (a judge that reasons first states its
-# verdict at the end).
+_BRACKETED = re.compile(r"\[\[\s*" + _NUMBER + r"\s*\]\]")
+"""``[[4]]``: an explicit answer format, read before anything else."""
+
+# Tried in order after the bracketed form, once scale ranges are removed; within a pattern the last
+# match wins (a judge that reasons first states its verdict at the end).
 _PATTERNS = (
-    re.compile(r"\[\[\s*" + _NUMBER + r"\s*\]\]"),
     re.compile(_NUMBER + r"\s*(?:/|out\s+of)\s*\d+(?:\.\d+)?", re.IGNORECASE),
     re.compile(r"(?:score|rating|rated?|grade)\b[^\d\n]{0,30}?" + _NUMBER, re.IGNORECASE),
 )
@@ -27,11 +29,11 @@ _STANDALONE = re.compile(r"(?<![\w.])" + _NUMBER + r"(?![\w]|\.\d)")
 
 def parse_rating(answer: str, low: float = 1, high: float = 5) -> float | None:
     """The rating in ``answer`` if it is on the ``low``-``high`` scale, else ``None``."""
-    bracketed = _PATTERNS[0].findall(answer)
+    bracketed = _BRACKETED.findall(answer)
     if bracketed:
         return _in_range(bracketed[-1], low, high)
     answer = _SCALE_RANGE.sub(" ", answer)
-    for pattern in _PATTERNS[1:]:
+    for pattern in _PATTERNS:
         matches = pattern.findall(answer)
         if matches:
             return _in_range(matches[-1], low, high)
