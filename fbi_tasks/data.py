@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from judge_data import DataError, download_and_extract, field
+from judge_data import DataError, download_and_extract, download_error, field
 
 FBI_RELEASE_URL = "https://github.com/AI4Bharat/FBI/raw/b8ce46a04e4886055e85cf7a441b04232f75b3e1/assets/data.zip"
 FBI_HUB_REPO = "ai4bharat/FBI"
@@ -145,10 +145,7 @@ def hub_root(revision: str) -> Path:
             snapshot_download(repo_id=FBI_HUB_REPO, repo_type="dataset", revision=revision, allow_patterns=["*/*.tsv"])
         )
     except Exception as error:
-        raise ConnectionError(
-            f"could not download {FBI_HUB_REPO}@{revision} from the Hugging Face hub ({error}). Without network "
-            "access, pass -T data_dir=<folder> with a local copy of the data."
-        ) from error
+        raise download_error(f"{FBI_HUB_REPO}@{revision} from the Hugging Face hub", error) from error
 
 
 def select_categories(

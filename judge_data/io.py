@@ -18,9 +18,10 @@ def _download_manager():
     return DownloadManager(dataset_name="judge_meta_eval")
 
 
-def _offline_error(url: str, error: Exception) -> ConnectionError:
+def download_error(source: str, error: Exception) -> ConnectionError:
+    """The error for a source that could not be fetched, pointing to ``-T data_dir`` for offline use."""
     return ConnectionError(
-        f"could not download {url} ({error}). Without network access, pass -T data_dir=<folder> "
+        f"could not download {source} ({error}). Without network access, pass -T data_dir=<folder> "
         "with a local copy of the dataset."
     )
 
@@ -30,7 +31,7 @@ def download(url: str) -> Path:
     try:
         return Path(_download_manager().download(url))
     except Exception as error:
-        raise _offline_error(url, error) from error
+        raise download_error(url, error) from error
 
 
 def download_and_extract(url: str) -> Path:
@@ -38,7 +39,7 @@ def download_and_extract(url: str) -> Path:
     try:
         return Path(_download_manager().download_and_extract(url))
     except Exception as error:
-        raise _offline_error(url, error) from error
+        raise download_error(url, error) from error
 
 
 def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:

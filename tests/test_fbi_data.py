@@ -108,3 +108,14 @@ def test_hub_revision_reads_the_same_layout(monkeypatch, fbi_data):
     items = load_items(None, categories=["do_more"], hub_revision="abc123")
     assert len(items) == 50
     assert asked["repo_id"] == "ai4bharat/FBI" and asked["revision"] == "abc123" and asked["repo_type"] == "dataset"
+
+
+def test_hub_download_failure_points_to_data_dir(monkeypatch):
+    import huggingface_hub
+
+    def offline(**kwargs):
+        raise OSError("offline")
+
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", offline)
+    with pytest.raises(ConnectionError, match=r"ai4bharat/FBI@main from the Hugging Face hub \(offline\).*data_dir"):
+        load_items(None, categories=["do_more"], hub_revision="main")
