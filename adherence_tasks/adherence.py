@@ -1,0 +1,227 @@
+"""Instruction-adherence tasks for inspect-ai.
+
+Murugadoss et al., "Evaluating the Evaluator: Measuring LLMs' Adherence to Task Evaluation Instructions",
+AAAI 2025. The same judge scores human-annotated responses with more and more instruction — its
+likelihood of the response alone, a generic quality prompt, the criterion's name, the full rubric —
+and its agreement with the humans is compared per criterion, per dataset and per criteria group.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.solver import TaskState
+
+from adherence_tasks.datasets import DATASETS, AdherenceDataset
+from adherence_tasks.prompts import SETTINGS, Question, Setting, questions_for, render
+from adherence_tasks.sources import public_folder
+from judge_data import DataError, names_option
+from judge_data.human import ITEMS_FILE, HumanCriterion, HumanItem, load_criteria, load_items
+from scorers.adherence import CriterionSpec, ReadAnswer, criterion_ratings, human_agreement, likelihood_scores
+from solvers.judge import sample_prompts
+from solvers.likelihood import score_likelihood
+
+logger = logging.getLogger(__name__)
+
+TASK_VERSION = 1
+"""Bumped whenever prompts, parsing or statistics change, so results are never compared across them silently."""
+
+QUALITY_SETTINGS = ("perplexity", "generic")
+"""Settings whose score measures quality in general, so it should fall where a lower-is-better criterion rises."""
+
+
+def expected_sign(setting: Setting, criterion: HumanCriterion) -> int:
+    """+1 when agreement with the humans shows as a positive correlation, -1 when as a negative one."""
+    return -1 if setting in QUALITY_SETTINGS and not criterion.higher_is_better else 1
+
+
+def choose_criteria(criteria: Sequence[HumanCriterion], names: Sequence[str] | None, source: str) -> list[HumanCriterion]:
+    if names is None:
+        return list(criteria)
+    known = {criterion.name: criterion for criterion in criteria}
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise DataError(f"{source}: unknown criteria {unknown}; choose from {sorted(known)}")
+    return [known[name] for name in names]
+
+
+def select_items(items: Sequence[HumanItem], n: int | None, seed: int) -> list[HumanItem]:
+    """``n`` items drawn with ``seed``, kept in file order (all of them when ``n`` is None)."""
+    if n is None or n >= len(items):
+        return list(items)
+    if n < 1:
+        raise DataError(f"n must be at least 1, got {n}")
+    keep = sorted(random.Random(seed).sample(range(len(items)), n))
+    return [items[index] for index in keep]
+
+
+def _sample(item: HumanItem, criteria: Sequence[HumanCriterion], dataset: str) -> Sample:
+    return Sample(
+        id=item.id,
+        input=item.response,
+        metadata={
+            "dataset": dataset,
+            "task": item.task,
+            "context": item.task,
+            "response": item.response,
+            "human": {criterion.name: item.human[criterion.name] for criterion in criteria if criterion.name in item.human},
+        },
+    )
+
+
+def _prompts(questions: Sequence[Question], task_description: str):
+    def build(state: TaskState) -> Mapping[str, str]:
+        meta = state.metadata
+        return {question.key: render(question, task_description, meta["task"], meta["response"]) for question in questions}
+
+    return build
+
+
+def adherence_task(
+    name: str,
+    folder: Path,
+    setting: Setting,
+    criteria: str | Sequence[str] | None,
+    n: int | None,
+    seed: int,
+    repeats: int,
+    temperature: float,
+    metadata: Mapping[str, Any],
+) -> Task:
+    """Assemble one dataset under one setting: samples, the judge (prompts or likelihood), the agreement metric."""
+    if setting not in SETTINGS:
+        raise DataError(f"unknown setting {setting!r}; choose from {list(SETTINGS)}")
+    all_criteria, document = load_criteria(folder)
+    chosen = choose_criteria(all_criteria, names_option(criteria), str(folder))
+    if not (folder / ITEMS_FILE).is_file():
+        note = document.get("items_available") or "its pointwise human scores are not public"
+        raise DataError(
+            f"{folder / ITEMS_FILE} is missing: {name} has no public human scores here ({note}). "
+            f"Put your own items.jsonl in the same layout into a folder and pass -T data_dir=<folder>."
+        )
+    items = select_items(load_items(folder, all_criteria), n, seed)
+    task_description = str(document.get("task_description") or "").strip()
+    if setting == "perplexity":
+        solver = score_likelihood()
+        scorer = likelihood_scores([criterion.name for criterion in chosen])
+        asked: dict[str, Any] = {}
+    else:
+        questions, answered_by = questions_for(setting, chosen)
+        by_key = {question.key: question for question in questions}
+        readers = {
+            criterion: ReadAnswer(key, by_key[key].low, by_key[key].high, by_key[key].binary)
+            for criterion, key in answered_by.items()
+        }
+        solver = sample_prompts(_prompts(questions, task_description), repeats=repeats, temperature=temperature)
+        scorer = criterion_ratings(readers)
+        asked = {"questions": {question.key: question.ask for question in questions}, "answered_by": answered_by}
+    specs = [CriterionSpec(c.name, c.group, expected_sign(setting, c)) for c in chosen]
+    return Task(
+        dataset=MemoryDataset([_sample(item, chosen, name) for item in items], name=f"adherence_{name}"),
+        solver=solver,
+        scorer=scorer,
+        metrics=[human_agreement(specs)],
+        name=f"adherence_{name}_{setting}",
+        version=TASK_VERSION,
+        metadata={
+            **metadata,
+            "setting": setting,
+            "n_items": len(items),
+            "seed": seed,
+            "repeats": repeats,
+            "temperature": temperature,
+            "criteria": {
+                c.name: {
+                    "group": c.group,
+                    "range": [c.low, c.high],
+                    "scale": c.scale,
+                    "higher_is_better": c.higher_is_better,
+                    "expected_sign": expected_sign(setting, c),
+                    "has_definition": bool(c.definition),
+                    "has_levels": bool(c.rubric),
+                }
+                for c in chosen
+            },
+            **asked,
+        },
+    )
+
+
+def _dataset_task(dataset: AdherenceDataset):
+    def dataset_task(
+        setting: Setting = "rubric",
+        criteria: str | list[str] | None = None,
+        data_dir: str | None = None,
+        n: int | None = None,
+        seed: int = 0,
+        repeats: int = 1,
+        temperature: float = 0.0,
+    ) -> Task:
+        folder = Path(data_dir).expanduser() if data_dir else public_folder(dataset)
+        return adherence_task(
+            dataset.name,
+            folder,
+            setting,
+            criteria,
+            n,
+            seed,
+            repeats,
+            temperature,
+            {"source": str(data_dir) if data_dir else "public source", "description": dataset.description},
+        )
+
+    dataset_task.__name__ = dataset.name
+    dataset_task.__qualname__ = dataset.name
+    dataset_task.__doc__ = (
+        f"Instruction adherence on {dataset.description}.\n\n"
+        "Args:\n"
+        "    setting: perplexity, generic, criterion or rubric (default rubric)\n"
+        "    criteria: comma-separated criterion names (default: all of the dataset's)\n"
+        "    data_dir: local folder with criteria.json and items.jsonl (default: the public source)\n"
+        "    n: number of items, a seeded draw (default: all)\n"
+        "    seed: seed of that draw\n"
+        "    repeats: answers per question, averaged (default 1)\n"
+        "    temperature: judge temperature (default 0)\n"
+    )
+    return task(name=dataset.name)(dataset_task)
+
+
+summeval = _dataset_task(DATASETS["summeval"])
+topicalchat = _dataset_task(DATASETS["topicalchat"])
+opinsummeval = _dataset_task(DATASETS["opinsummeval"])
+hanna = _dataset_task(DATASETS["hanna"])
+thenextchapter = _dataset_task(DATASETS["thenextchapter"])
+roscoe = _dataset_task(DATASETS["roscoe"])
+roscoe_stepwise = _dataset_task(DATASETS["roscoe_stepwise"])
+flask = _dataset_task(DATASETS["flask"])
+instrusum = _dataset_task(DATASETS["instrusum"])
+
+
+@task
+def custom(
+    data_dir: str,
+    setting: Setting = "rubric",
+    criteria: str | list[str] | None = None,
+    n: int | None = None,
+    seed: int = 0,
+    repeats: int = 1,
+    temperature: float = 0.0,
+) -> Task:
+    """Instruction adherence on your own human-annotated data.
+
+    Args:
+        data_dir: folder with criteria.json and items.jsonl in the layout of the bundled datasets
+        setting, criteria, n, seed, repeats, temperature: as for the paper datasets
+    """
+    folder = Path(data_dir).expanduser()
+    if not folder.is_dir():
+        raise DataError(f"data_dir {folder} is not a folder")
+    return adherence_task(
+        "custom", folder, setting, criteria, n, seed, repeats, temperature, {"source": str(folder)}
+    )

@@ -1,0 +1,113 @@
+"""Judge prompts for the instruction-adherence settings, written for this project.
+
+Murugadoss et al. (AAAI 2025) give the judge more and more instruction about what to score: nothing
+but a request for quality (``generic``), the criterion's name (``criterion``), or its name with the
+definition and the meaning of each score level (``rubric``). Every prompt opens with what all prompts
+of an item share (the dataset's task description, the task input, the response) and ends with the
+question, so engines with prefix caching reuse the shared part across an item's criteria.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from judge_data.human import HumanCriterion
+
+Setting = Literal["perplexity", "generic", "criterion", "rubric"]
+SETTINGS: tuple[Setting, ...] = ("perplexity", "generic", "criterion", "rubric")
+PROMPTED: tuple[Setting, ...] = ("generic", "criterion", "rubric")
+
+
+@dataclass(frozen=True)
+class Question:
+    """One thing asked of the judge about an item, and how its answer is read."""
+
+    key: str
+    low: float
+    high: float
+    binary: bool
+    ask: str
+    """The closing part of the prompt (what to score and how to answer)."""
+
+
+def _scale_words(low: float, high: float) -> str:
+    return f"from {low:g} (worst) to {high:g} (best)"
+
+
+def _levels(criterion: HumanCriterion) -> str:
+    """The rubric's score levels, unless they only restate yes/no."""
+    if all(text.lower().strip(". ") in ("yes", "no") for text in criterion.rubric.values()):
+        return ""
+    return "\n".join(f"{level}: {text}" for level, text in criterion.rubric.items())
+
+
+def generic_question(low: float, high: float, binary: bool) -> Question:
+    """The quality question with no criterion named, on the scale of the criteria it is compared with."""
+    if binary:
+        return Question(
+            "generic/binary", low, high, True, "Is this a good response to the task?\nReply with yes or no only.\nAnswer:"
+        )
+    return Question(
+        f"generic/{low:g}-{high:g}",
+        low,
+        high,
+        False,
+        f"Rate the overall quality of the response {_scale_words(low, high)}.\nReply with the score only.\nScore:",
+    )
+
+
+def criterion_question(criterion: HumanCriterion, setting: Setting) -> Question:
+    """The question about one criterion: its name only (``criterion``) or with definition and levels (``rubric``)."""
+    title = criterion.title
+    parts = []
+    if setting == "rubric":
+        if criterion.definition:
+            parts.append(f"Criterion: {title}\n{criterion.definition}")
+        levels = _levels(criterion)
+        if levels:
+            parts.append(f"Score levels:\n{levels}")
+    if criterion.binary:
+        if setting == "rubric" and criterion.definition:
+            question = "Answer the criterion's question for this response."
+        elif criterion.higher_is_better:
+            question = f"Does the response satisfy the criterion '{title}'?"
+        else:
+            question = f"Does the response have a problem of the kind '{title}'?"
+        parts.append(f"{question}\nReply with yes or no only.\nAnswer:")
+    else:
+        parts.append(
+            f"Rate the response for {title} {_scale_words(criterion.low, criterion.high)}.\n"
+            f"Reply with the score only.\n{title} score:"
+        )
+    return Question(criterion.name, criterion.low, criterion.high, criterion.binary, "\n\n".join(parts))
+
+
+def questions_for(setting: Setting, criteria: Sequence[HumanCriterion]) -> tuple[list[Question], dict[str, str]]:
+    """The questions a prompted setting asks per item, and which question each criterion is compared with."""
+    if setting not in PROMPTED:
+        raise ValueError(f"setting {setting!r} asks no questions; prompted settings are {PROMPTED}")
+    questions: dict[str, Question] = {}
+    answered_by: dict[str, str] = {}
+    for criterion in criteria:
+        if setting == "generic":
+            question = generic_question(criterion.low, criterion.high, criterion.binary)
+        else:
+            question = criterion_question(criterion, setting)
+        questions.setdefault(question.key, question)
+        answered_by[criterion.name] = question.key
+    return list(questions.values()), answered_by
+
+
+def render(question: Question, task_description: str, task: str, response: str) -> str:
+    """The full prompt: shared parts first (task description, task input, response), the question last."""
+    return "\n\n".join(
+        [
+            "You are evaluating a response that was written for the task below.",
+            f"### Task description\n{task_description}",
+            f"### Task input\n{task}",
+            f"### Response\n{response}",
+            f"### Evaluation\n{question.ask}",
+        ]
+    )

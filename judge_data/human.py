@@ -1,0 +1,200 @@
+"""Human-annotated judge meta-evaluation data in one layout, shared by the adherence and CoEval suites.
+
+A dataset folder holds ``criteria.json`` (``criteria``: name, original_name, range, scale, higher_is_better,
+definition, rubric, group) and, where human scores exist, ``items.jsonl`` (``id``, ``task``, ``response``,
+``criteria``: criterion -> human mean, optional ``annotator_scores`` / ``annotator_ids``, ``meta``).
+Every problem is a :class:`DataError` naming the file, the row and the field.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from judge_data.io import DataError, read_jsonl
+
+CRITERIA_FILE = "criteria.json"
+ITEMS_FILE = "items.jsonl"
+
+GROUPS = ("Content", "Engagement", "Integrity", "Relevance")
+"""The 4-group taxonomy of Murugadoss et al. (AAAI 2025)."""
+
+SCALES = ("likert", "binary")
+
+
+@dataclass(frozen=True)
+class HumanCriterion:
+    """One criterion the humans scored, with its scale, direction and (where the dataset has them) rubric levels."""
+
+    name: str
+    title: str
+    low: float
+    high: float
+    scale: str
+    higher_is_better: bool
+    definition: str
+    rubric: Mapping[str, str]
+    group: str
+
+    @property
+    def binary(self) -> bool:
+        return self.scale == "binary"
+
+
+@dataclass(frozen=True)
+class HumanItem:
+    """One judged response: its task text, the response, and the human scores per criterion."""
+
+    id: str
+    task: str
+    response: str
+    human: Mapping[str, float]
+    annotator_scores: Mapping[str, Sequence[float | None]] | None = None
+    annotator_ids: Sequence[str] | None = None
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _criterion(entry: Any, path: Path, index: int) -> HumanCriterion:
+    where = f"{path}, criteria[{index}]"
+    if not isinstance(entry, Mapping):
+        raise DataError(f"{where}: expected an object, got {type(entry).__name__}")
+
+    def required(name: str, kind: type) -> Any:
+        value = entry.get(name)
+        if not isinstance(value, kind):
+            raise DataError(f"{where}: field {name!r} is missing or not a {kind.__name__}")
+        return value
+
+    name = required("name", str)
+    score_range = required("range", list)
+    if len(score_range) != 2 or not all(isinstance(v, (int, float)) for v in score_range) or score_range[0] >= score_range[1]:
+        raise DataError(f"{where} ({name}): field 'range' must be [low, high] with low < high, got {score_range}")
+    scale = required("scale", str)
+    if scale not in SCALES:
+        raise DataError(f"{where} ({name}): field 'scale' must be one of {SCALES}, got {scale!r}")
+    if scale == "binary" and list(score_range) != [0, 1]:
+        raise DataError(f"{where} ({name}): a binary criterion has range [0, 1], got {score_range}")
+    group = required("group", str)
+    if group not in GROUPS:
+        raise DataError(f"{where} ({name}): field 'group' must be one of {GROUPS}, got {group!r}")
+    rubric = entry.get("rubric") or {}
+    if not isinstance(rubric, Mapping) or not all(isinstance(text, str) for text in rubric.values()):
+        raise DataError(f"{where} ({name}): field 'rubric' must map score levels to text")
+    return HumanCriterion(
+        name=name,
+        title=str(entry.get("original_name") or name.replace("_", " ")).strip(),
+        low=float(score_range[0]),
+        high=float(score_range[1]),
+        scale=scale,
+        higher_is_better=required("higher_is_better", bool),
+        definition=str(entry.get("definition") or "").strip(),
+        rubric={str(level): text.strip() for level, text in sorted(rubric.items(), key=lambda kv: float(kv[0]))},
+        group=group,
+    )
+
+
+def load_criteria(folder: str | Path) -> tuple[list[HumanCriterion], dict[str, Any]]:
+    """The criteria of a dataset folder, and the rest of ``criteria.json`` (task description and notes)."""
+    path = Path(folder).expanduser() / CRITERIA_FILE
+    if not path.is_file():
+        raise DataError(f"{path}: missing criteria file (each dataset folder needs {CRITERIA_FILE})")
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise DataError(f"{path}: not valid JSON ({error.msg})") from error
+    entries = document.get("criteria") if isinstance(document, Mapping) else None
+    if not isinstance(entries, list) or not entries:
+        raise DataError(f"{path}: field 'criteria' must be a non-empty list")
+    criteria = [_criterion(entry, path, index) for index, entry in enumerate(entries)]
+    names = [criterion.name for criterion in criteria]
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise DataError(f"{path}: duplicate criterion name(s) {duplicates}")
+    return criteria, {key: value for key, value in document.items() if key != "criteria"}
+
+
+def _score(value: Any, criterion: HumanCriterion, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+        raise DataError(f"{where}: expected a number, got {value!r}")
+    if not criterion.low <= value <= criterion.high:
+        raise DataError(f"{where}: {value} is outside the criterion's range [{criterion.low:g}, {criterion.high:g}]")
+    return float(value)
+
+
+def _annotator_scores(
+    row: Mapping[str, Any], criteria: Mapping[str, HumanCriterion], where: str
+) -> tuple[dict[str, list[float | None]] | None, list[str] | None]:
+    raw = row.get("annotator_scores")
+    if raw is None:
+        return None, None
+    if not isinstance(raw, Mapping):
+        raise DataError(f"{where}: field 'annotator_scores' must be an object or null")
+    ids = row.get("annotator_ids")
+    if ids is not None and (not isinstance(ids, list) or not all(isinstance(i, str) for i in ids)):
+        raise DataError(f"{where}: field 'annotator_ids' must be a list of strings")
+    scores: dict[str, list[float | None]] = {}
+    for name, values in raw.items():
+        if name not in criteria:
+            continue
+        if not isinstance(values, list):
+            raise DataError(f"{where}: field 'annotator_scores.{name}' must be a list")
+        if ids is not None and len(values) != len(ids):
+            raise DataError(
+                f"{where}: field 'annotator_scores.{name}' has {len(values)} scores for {len(ids)} annotator_ids"
+            )
+        scores[name] = [
+            None if value is None else _score(value, criteria[name], f"{where}: field 'annotator_scores.{name}'")
+            for value in values
+        ]
+    return scores, ids
+
+
+def load_items(folder: str | Path, criteria: Sequence[HumanCriterion]) -> list[HumanItem]:
+    """Every row of ``items.jsonl``, checked against the criteria (unknown criteria in a row are ignored)."""
+    path = Path(folder).expanduser() / ITEMS_FILE
+    if not path.is_file():
+        raise DataError(f"{path}: missing items file")
+    by_name = {criterion.name: criterion for criterion in criteria}
+    items: list[HumanItem] = []
+    seen: set[str] = set()
+    for row_number, row in read_jsonl(path):
+        where = f"{path}, row {row_number}"
+        if not isinstance(row, Mapping):
+            raise DataError(f"{where}: expected a JSON object, got {type(row).__name__}")
+        texts = {}
+        for name in ("id", "task", "response"):
+            value = row.get(name)
+            if not isinstance(value, str) or not value.strip():
+                raise DataError(f"{where}: field {name!r} must be a non-empty string, got {value!r}")
+            texts[name] = value
+        if texts["id"] in seen:
+            raise DataError(f"{where}: duplicate id {texts['id']!r}")
+        seen.add(texts["id"])
+        human = row.get("criteria")
+        if not isinstance(human, Mapping):
+            raise DataError(f"{where}: field 'criteria' must be an object of human scores")
+        scores = {
+            name: _score(value, by_name[name], f"{where}: field 'criteria.{name}'")
+            for name, value in human.items()
+            if name in by_name and value is not None
+        }
+        annotator_scores, annotator_ids = _annotator_scores(row, by_name, where)
+        meta = row.get("meta") or {}
+        items.append(
+            HumanItem(
+                id=texts["id"],
+                task=texts["task"].strip(),
+                response=texts["response"].strip(),
+                human=scores,
+                annotator_scores=annotator_scores,
+                annotator_ids=annotator_ids,
+                meta=meta if isinstance(meta, Mapping) else {"meta": meta},
+            )
+        )
+    if not items:
+        raise DataError(f"{path}: no rows")
+    return items

@@ -1,0 +1,125 @@
+"""inspect-ai scorer and metric for instruction adherence: judge scores per criterion in, correlations with humans out."""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
+from inspect_ai.solver import TaskState
+
+from scorers.correlation import CONSTANT_JUDGE, CriterionScores, agreement_report, undefined_reasons
+from scorers.values import as_float
+from solvers.judge import SAMPLES_STORE_KEY
+from solvers.likelihood import STORE_KEY as LIKELIHOOD_STORE_KEY
+from solvers.score_parsing import parse_rating, parse_yes_no
+
+logger = logging.getLogger(__name__)
+
+PARSE_FAILURES = "parse_failures"
+
+
+@dataclass(frozen=True)
+class ReadAnswer:
+    """How the answers to one question are read: a rating on ``low``-``high`` or a yes/no (1/0)."""
+
+    question: str
+    low: float
+    high: float
+    binary: bool
+
+    def parse(self, answer: str) -> float | None:
+        if self.binary:
+            verdict = parse_yes_no(answer)
+            return None if verdict is None else float(verdict)
+        return parse_rating(answer, self.low, self.high)
+
+
+@scorer(metrics=[])
+def criterion_ratings(readers: Mapping[str, ReadAnswer]) -> Scorer:
+    """Score an item with ``{criterion: mean parsed answer}`` and the number of unparsable answers.
+
+    ``readers`` maps each criterion to the question whose answers it is compared with (in the generic
+    setting several criteria share one question). A criterion whose answers all failed to parse is NaN.
+    """
+
+    async def score(state: TaskState, target: Target) -> Score:
+        answers: Mapping[str, Sequence[str]] = state.store.get(SAMPLES_STORE_KEY) or {}
+        parsed = {key: [reader.parse(text) for text in answers.get(key, [])] for key, reader in _questions(readers)}
+        value: dict[str, float] = {}
+        for criterion, reader in readers.items():
+            numbers = [number for number in parsed[reader.question] if number is not None]
+            value[criterion] = float(np.mean(numbers)) if numbers else math.nan
+        value[PARSE_FAILURES] = float(sum(number is None for numbers in parsed.values() for number in numbers))
+        return Score(value=value, answer=state.output.completion, metadata={"parsed": parsed})
+
+    return score
+
+
+@scorer(metrics=[])
+def likelihood_scores(criteria: Sequence[str]) -> Scorer:
+    """Score an item by the judge's mean token log-likelihood of the response, the same number for every criterion.
+
+    A response with no scorable token is NaN and counted with the parse failures.
+    """
+
+    async def score(state: TaskState, target: Target) -> Score:
+        likelihood = state.store.get(LIKELIHOOD_STORE_KEY) or {}
+        mean_logprob = as_float(likelihood.get("mean_logprob"))
+        value = {criterion: mean_logprob for criterion in criteria}
+        value[PARSE_FAILURES] = float(math.isnan(mean_logprob))
+        return Score(value=value, answer=state.output.completion, metadata={"n_tokens": likelihood.get("n_tokens")})
+
+    return score
+
+
+def _questions(readers: Mapping[str, ReadAnswer]) -> list[tuple[str, ReadAnswer]]:
+    return list({reader.question: reader for reader in readers.values()}.items())
+
+
+@dataclass(frozen=True)
+class CriterionSpec:
+    """What the metric needs to know of a criterion: its taxonomy group and the expected sign of agreement."""
+
+    name: str
+    group: str
+    sign: int
+
+
+@metric
+def human_agreement(criteria: Sequence[CriterionSpec]) -> Metric:
+    """Pearson, Spearman and Kendall per criterion with bootstrap CIs, the oriented means per dataset and
+    group, and parse failures.
+
+    Each sample's metadata carries the human mean per criterion (``human``); items that are not scored
+    yet, or whose answer did not parse, simply form no pair. Criteria whose correlation is undefined
+    are NaN, counted in ``undefined``, and named once in the task's output.
+    """
+    reported: set[tuple[str, str]] = set()
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        pairs: dict[str, tuple[list[float], list[float]]] = {spec.name: ([], []) for spec in criteria}
+        failures = 0.0
+        for sample_score in scores:
+            value = sample_score.score.value
+            human = (sample_score.sample_metadata or {}).get("human") or {}
+            if not isinstance(value, Mapping):
+                continue
+            failures += as_float(value.get(PARSE_FAILURES, 0.0))
+            for spec in criteria:
+                if spec.name in human:
+                    pairs[spec.name][0].append(as_float(value.get(spec.name)))
+                    pairs[spec.name][1].append(float(human[spec.name]))
+        scored = [CriterionScores(spec.name, spec.group, *pairs[spec.name], spec.sign) for spec in criteria]
+        report = agreement_report(scored)
+        report[PARSE_FAILURES] = failures
+        for criterion, reason in undefined_reasons(scored).items():
+            if reason.startswith(CONSTANT_JUDGE) and (criterion, reason) not in reported:
+                reported.add((criterion, reason))
+                logger.warning("correlation for %s is undefined (NaN): %s", criterion, reason)
+        return report
+
+    return compute
