@@ -168,8 +168,9 @@ def load_items(folder: str | Path, criteria: Sequence[HumanCriterion]) -> list[H
         texts = {}
         for name in ("id", "task", "response"):
             value = row.get(name)
-            if not isinstance(value, str) or not value.strip():
-                raise DataError(f"{where}: field {name!r} must be a non-empty string, got {value!r}")
+            # an empty response is data (ROSCOE keeps one, rated worst); an empty id or task is not
+            if not isinstance(value, str) or (name != "response" and not value.strip()):
+                raise DataError(f"{where}: field {name!r} must be a {'' if name == 'response' else 'non-empty '}string, got {value!r}")
             texts[name] = value
         if texts["id"] in seen:
             raise DataError(f"{where}: duplicate id {texts['id']!r}")

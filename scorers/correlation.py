@@ -134,28 +134,26 @@ def agreement_report(criteria: Iterable[CriterionScores], seed: int = 0) -> dict
     criteria whose Pearson is defined, so that higher always means closer to the humans;
     ``undefined`` counts the criteria left out of those means.
     """
-    metrics: dict[str, float] = {}
+    details: dict[str, float] = {}
     oriented: dict[str, list[float]] = {}
-    undefined = 0
     for scores in criteria:
         oriented.setdefault(scores.group, [])
         for method in METHODS:
             estimate = correlation(scores.judge, scores.human, method, seed=seed)
-            metrics[f"{method}/{scores.criterion}"] = estimate.value
-            metrics[f"{method}_ci_low/{scores.criterion}"] = estimate.low
-            metrics[f"{method}_ci_high/{scores.criterion}"] = estimate.high
+            details[f"{method}/{scores.criterion}"] = estimate.value
+            details[f"{method}_ci_low/{scores.criterion}"] = estimate.low
+            details[f"{method}_ci_high/{scores.criterion}"] = estimate.high
             if method == "pearson":
-                metrics[f"n/{scores.criterion}"] = float(estimate.n)
-                if math.isnan(estimate.value):
-                    undefined += 1
-                else:
-                    oriented.setdefault(scores.group, []).append(scores.sign * estimate.value)
+                details[f"n/{scores.criterion}"] = float(estimate.n)
+                if not math.isnan(estimate.value):
+                    oriented[scores.group].append(scores.sign * estimate.value)
     every = [value for values in oriented.values() for value in values]
-    metrics["pearson"] = float(np.mean(every)) if every else math.nan
+    n_criteria = sum(1 for name in details if name.startswith("n/"))
+    headline = {"pearson": float(np.mean(every)) if every else math.nan}
     for group, values in sorted(oriented.items()):
-        metrics[f"pearson/group/{group}"] = float(np.mean(values)) if values else math.nan
-    metrics["undefined"] = float(undefined)
-    return metrics
+        headline[f"pearson/group/{group}"] = float(np.mean(values)) if values else math.nan
+    headline["undefined"] = float(n_criteria - len(every))
+    return {**headline, **details}
 
 
 def undefined_reasons(criteria: Iterable[CriterionScores]) -> Mapping[str, str]:

@@ -1,0 +1,198 @@
+"""End-to-end: the real ``inspect eval adherence_tasks/...`` command against stand-in judges on 127.0.0.1."""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import subprocess
+
+import pytest
+
+from adherence_tasks.adherence import select_items
+from judge_data.human import load_criteria, load_items
+from tests.conftest import data_folder
+from tests.fake_judge import constant, serve
+from tests.test_inspect_integration import INSPECT, metrics_of, run_inspect
+
+pytestmark = pytest.mark.integration
+
+_ITEM = re.compile(r"### Task input\n(.*)\n\n### Response\n(.*)\n\n### Evaluation\n(.*)$", re.DOTALL)
+
+
+def knows_the_humans(dataset: str, n: int, seed: int, criterion_for_generic: str | None = None):
+    """A judge that answers, for the items a task draws with ``n`` and ``seed``, each item's human mean for the
+    criterion its prompt names (yes/no for binary ones)."""
+    folder = data_folder("human", dataset)
+    criteria, _ = load_criteria(folder)
+    human = {(item.task, item.response): item.human for item in select_items(load_items(folder, criteria), n, seed)}
+    titles = sorted(((c.title, c) for c in criteria), key=lambda pair: -len(pair[0]))
+
+    def answer(prompt: str) -> str:
+        task, response, ask = _ITEM.search(prompt).groups()
+        scores = human[(task, response)]
+        if criterion_for_generic is not None:
+            chosen = next(c for c in criteria if c.name == criterion_for_generic)
+        else:
+            chosen = next(c for title, c in titles if title in ask)
+        score = scores[chosen.name]
+        if chosen.binary:
+            return "Yes." if score >= 0.5 else "No."
+        return f"Score: {score:.6f}"
+
+    return answer
+
+
+def unambiguous_seed(dataset: str, n: int) -> int:
+    """A seed whose draw of ``n`` items has no two items with the same task and response.
+
+    SummEval has 45 such pairs (two systems wrote the same summary, the experts rated them apart); no
+    judge can tell them apart, so a judge that knows the human scores needs a draw without them.
+    """
+    folder = data_folder("human", dataset)
+    items = load_items(folder, load_criteria(folder)[0])
+    for seed in range(100):
+        drawn = select_items(items, n, seed)
+        if len({(item.task, item.response) for item in drawn}) == n:
+            return seed
+    raise AssertionError("no unambiguous draw")
+
+
+@pytest.mark.parametrize("setting", ["criterion", "rubric"])
+def test_a_judge_that_answers_the_human_scores_correlates_perfectly(tmp_path, setting):
+    folder = data_folder("human", "summeval")
+    seed = unambiguous_seed("summeval", 30)
+    log, calls = run_inspect(
+        "adherence_tasks/summeval",
+        knows_the_humans("summeval", 30, seed),
+        tmp_path,
+        f"data_dir={folder}",
+        "n=30",
+        f"seed={seed}",
+        f"setting={setting}",
+    )
+    metrics = metrics_of(log)
+    for criterion in ("coherence", "consistency", "fluency", "relevance"):
+        assert metrics[f"pearson/{criterion}"] == pytest.approx(1.0)
+        assert metrics[f"spearman/{criterion}"] == pytest.approx(1.0)
+        assert metrics[f"n/{criterion}"] == 30
+        assert metrics[f"pearson_ci_low/{criterion}"] == pytest.approx(1.0)
+    assert metrics["pearson"] == pytest.approx(1.0)
+    assert metrics["pearson/group/Content"] == pytest.approx(1.0) and metrics["pearson/group/Integrity"] == pytest.approx(1.0)
+    assert metrics["parse_failures"] == 0 and metrics["undefined"] == 0
+    assert len(calls) == 30 * 4
+    assert log.eval.task_version == 1 and log.eval.metadata["setting"] == setting
+    prompt = calls[0]["messages"][-1]["content"]
+    assert prompt.index("### Task input") < prompt.index("### Response") < prompt.index("### Evaluation")
+    if setting == "rubric":
+        assert "the collective quality of all sentences" in " ".join(c["messages"][-1]["content"] for c in calls)
+
+
+def test_generic_setting_asks_one_question_per_scale(tmp_path):
+    folder = data_folder("human", "summeval")
+    seed = unambiguous_seed("summeval", 20)
+    log, calls = run_inspect(
+        "adherence_tasks/summeval",
+        knows_the_humans("summeval", 20, seed, criterion_for_generic="fluency"),
+        tmp_path,
+        f"data_dir={folder}",
+        "n=20",
+        f"seed={seed}",
+        "setting=generic",
+    )
+    metrics = metrics_of(log)
+    assert len(calls) == 20  # one quality question per item serves all four criteria
+    assert metrics["pearson/fluency"] == pytest.approx(1.0)
+    assert -1 < metrics["pearson/coherence"] < 1
+    assert not any("luency" in call["messages"][-1]["content"].split("### Evaluation")[1] for call in calls)
+
+
+def test_binary_lower_is_better_criteria_keep_the_human_direction(tmp_path):
+    folder = data_folder("human", "roscoe_stepwise")
+    seed = unambiguous_seed("roscoe_stepwise", 60)
+    log, calls = run_inspect(
+        "adherence_tasks/roscoe_stepwise",
+        knows_the_humans("roscoe_stepwise", 60, seed),
+        tmp_path,
+        f"data_dir={folder}",
+        "n=60",
+        f"seed={seed}",
+        "setting=criterion",
+        "criteria=grammar,hallucination,redundancy",
+    )
+    metrics = metrics_of(log)
+    for criterion in ("grammar", "hallucination", "redundancy"):
+        if math.isnan(metrics[f"pearson/{criterion}"]):
+            assert "human scores are all" in log.eval.metadata.get("note", "") or metrics[f"n/{criterion}"] == 60
+            continue
+        assert metrics[f"pearson/{criterion}"] == pytest.approx(1.0)
+        assert log.eval.metadata["criteria"][criterion]["expected_sign"] == 1
+    asks = {call["messages"][-1]["content"].split("### Evaluation\n")[1] for call in calls}
+    assert all(ask.endswith("Reply with yes or no only.\nAnswer:") for ask in asks)
+
+
+def test_a_constant_judge_gives_nan_and_says_so(tmp_path):
+    folder = data_folder("human", "topicalchat")
+    with serve(constant("3")) as (url, _):
+        env = dict(
+            os.environ,
+            FAKEJUDGE_BASE_URL=url,
+            FAKEJUDGE_API_KEY="test",
+            INSPECT_CACHE_DIR=str(tmp_path / "cache"),
+            INSPECT_LOG_DIR=str(tmp_path / "logs"),
+            COLUMNS="400",  # keep rich from wrapping the warning
+        )
+        result = subprocess.run(
+            [
+                INSPECT,
+                "eval",
+                "adherence_tasks/topicalchat",
+                "--model",
+                "openai-api/fakejudge/judge",
+                "-T",
+                f"data_dir={folder}",
+                "-T",
+                "n=12",
+                "-T",
+                "setting=criterion",
+                "-T",
+                "criteria=natural,engaging",
+                "--display",
+                "plain",
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            cwd=tmp_path,
+        )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    output = result.stdout + result.stderr
+    assert "correlation for natural is undefined (NaN): the judge gave every item the same score (3)" in output
+    assert "Traceback" not in output
+
+
+def test_dataset_without_public_scores_says_what_is_missing(tmp_path):
+    with serve(constant("3")) as (url, _):
+        result = subprocess.run(
+            [
+                INSPECT,
+                "eval",
+                "adherence_tasks/flask",
+                "--model",
+                "openai-api/fakejudge/judge",
+                "-T",
+                f"data_dir={data_folder('human', 'flask')}",
+                "--display",
+                "none",
+            ],
+            env=dict(os.environ, FAKEJUDGE_BASE_URL=url, FAKEJUDGE_API_KEY="t", INSPECT_LOG_DIR=str(tmp_path)),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=tmp_path,
+        )
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "items.jsonl is missing: flask has no public human scores here" in output
+    assert "-T data_dir=<folder>" in output

@@ -1,0 +1,91 @@
+"""Agreement statistics (scorers/correlation.py) against scipy and hand-computed cases."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from scorers.correlation import CriterionScores, agreement_report, correlation, undefined_reasons
+
+JUDGE = [1.0, 2.0, 2.0, 4.0, 5.0, 3.0, 4.0, 1.0]
+HUMAN = [1.5, 2.0, 3.0, 3.5, 4.5, 2.5, 5.0, 2.0]
+
+
+@pytest.mark.parametrize(
+    ("method", "reference"),
+    [("pearson", stats.pearsonr), ("spearman", stats.spearmanr), ("kendall", stats.kendalltau)],
+)
+def test_each_method_matches_scipy_and_its_interval_holds_it(method, reference):
+    estimate = correlation(JUDGE, HUMAN, method)
+    assert estimate.value == pytest.approx(reference(JUDGE, HUMAN).statistic, abs=1e-12)
+    assert estimate.n == len(JUDGE)
+    assert -1 <= estimate.low <= estimate.value <= estimate.high <= 1
+    assert estimate.reason is None
+
+
+def test_interval_is_reproducible_and_narrows_with_more_pairs():
+    rng = np.random.default_rng(1)
+    human = rng.uniform(1, 5, 400)
+    judge = human + rng.normal(0, 1, 400)
+    small = correlation(judge[:20], human[:20])
+    large = correlation(judge, human)
+    assert correlation(judge[:20], human[:20]) == small
+    assert large.high - large.low < small.high - small.low
+    assert large.low < stats.pearsonr(judge, human).statistic < large.high
+
+
+def test_unparsed_judge_scores_drop_out_of_the_pairs():
+    judge = [1.0, math.nan, 3.0, 4.0, math.nan]
+    human = [1.0, 5.0, 2.0, 4.0, 1.0]
+    estimate = correlation(judge, human)
+    assert estimate.n == 3
+    assert estimate.value == pytest.approx(stats.pearsonr([1, 3, 4], [1, 2, 4]).statistic)
+
+
+def test_constant_judge_is_undefined_with_the_reason_not_zero():
+    estimate = correlation([3.0] * 6, [1, 2, 3, 4, 5, 2.5])
+    assert math.isnan(estimate.value) and math.isnan(estimate.low) and math.isnan(estimate.high)
+    assert estimate.reason == "the judge gave every item the same score (3)"
+
+
+def test_too_few_pairs_and_constant_humans_are_undefined():
+    assert "at least 3" in correlation([1.0, 2.0], [2.0, 3.0]).reason
+    assert correlation([1.0, 2.0, 3.0], [4.0, 4.0, 4.0]).reason == "the human scores are all 4"
+
+
+def test_report_orients_and_averages_per_group_by_hand():
+    up = [1.0, 2.0, 3.0, 4.0]
+    down = [4.0, 3.0, 2.0, 1.0]
+    noisy = [1.0, 3.0, 2.0, 4.0]  # Pearson with up: 0.8
+    criteria = [
+        CriterionScores("fluency", "Content", up, up),
+        CriterionScores("coherence", "Content", noisy, up),
+        CriterionScores("errors", "Integrity", down, up, sign=-1),
+        CriterionScores("flat", "Relevance", [2.0] * 4, up),
+    ]
+    report = agreement_report(criteria)
+    assert report["pearson/fluency"] == pytest.approx(1.0)
+    assert report["pearson/coherence"] == pytest.approx(0.8)
+    assert report["pearson/errors"] == pytest.approx(-1.0)  # logged in the human direction
+    assert report["pearson/group/Content"] == pytest.approx(0.9)
+    assert report["pearson/group/Integrity"] == pytest.approx(1.0)  # oriented: a quality score falls as errors rise
+    assert math.isnan(report["pearson/group/Relevance"])
+    assert report["pearson"] == pytest.approx((1.0 + 0.8 + 1.0) / 3)
+    assert report["undefined"] == 1
+    assert math.isnan(report["pearson/flat"]) and report["n/flat"] == 4
+    assert list(report)[:5] == [
+        "pearson",
+        "pearson/group/Content",
+        "pearson/group/Integrity",
+        "pearson/group/Relevance",
+        "undefined",
+    ]
+    assert undefined_reasons(criteria) == {"flat": "the judge gave every item the same score (2)"}
+
+
+def test_report_with_nothing_scored_yet_is_nan_not_an_error():
+    report = agreement_report([CriterionScores("fluency", "Content", [], [])])
+    assert math.isnan(report["pearson"]) and report["n/fluency"] == 0 and report["undefined"] == 1
