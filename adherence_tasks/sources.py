@@ -96,7 +96,7 @@ def _mean(scores: list[float]) -> float:
 
 def summeval_rows(files: Mapping[str, Path]) -> Iterator[Row]:
     """BARTScore's ``data.pkl``: {doc_id: {src, sys_summs: {system: {sys_summ, scores}}}}, expert means only."""
-    url, = files
+    (url,) = files
     documents = _unpickle_plain(files[url], url)
     if not isinstance(documents, Mapping):
         raise DataError(f"{url}: expected a mapping of document ids, got {type(documents).__name__}")
@@ -131,10 +131,12 @@ USR_CRITERIA = {
     "overall": "Overall",
 }
 
+USR_TASK = "Conversation history (one turn per line):\n{context}\n\nFact the next turn is conditioned on:\n{fact}"
+
 
 def topicalchat_rows(files: Mapping[str, Path]) -> Iterator[Row]:
     """USR's ``tc_usr_data.json``: contexts, each with a fact and 6 responses scored by 3 annotators."""
-    url, = files
+    (url,) = files
     for index, record in enumerate(_json(files[url], url)):
         where = f"{url}, context {index}"
         context = _get(record, "context", where).strip()
@@ -144,7 +146,7 @@ def topicalchat_rows(files: Mapping[str, Path]) -> Iterator[Row]:
             scores = {name: list(_get(response, label, f"{where}, {system}")) for name, label in USR_CRITERIA.items()}
             yield {
                 "id": f"tc-{index:02d}::{system}",
-                "task": f"Conversation history (one turn per line):\n{context}\n\nFact the next turn is conditioned on:\n{fact}",
+                "task": USR_TASK.format(context=context, fact=fact),
                 "response": _get(response, "response", where).strip(),
                 "criteria": {name: _mean(values) for name, values in scores.items()},
                 "annotator_scores": scores,
@@ -173,17 +175,26 @@ def _roscoe_rows(files: Mapping[str, Path], level: str) -> Iterator[Row]:
             source_id = _get(instance, "id", url)
             where = f"{url}, instance {source_id}"
             form = _get(instance, "instance", where)
-            parts = re.match(r".*?CONTEXT:\n(.*)\n\nGENERATED RESPONSE:\n(.*?)\n(JUDGE: .*|Judge the generated response:)\n*$",
-                             form, re.DOTALL)
+            parts = re.match(
+                r".*?CONTEXT:\n(.*)\n\nGENERATED RESPONSE:\n(.*?)\n(JUDGE: .*|Judge the generated response:)\n*$",
+                form,
+                re.DOTALL,
+            )
             if parts is None:
                 raise DataError(f"{where}: field 'instance' lacks the CONTEXT / GENERATED RESPONSE / JUDGE parts")
             context, generated, judged = (part.strip() for part in parts.groups())
             annotations = _get(instance, "annotations", where)
             scores = {
-                names[metric]: [_roscoe_score(v, f"{where}, {metric}") for v in _get(answer, "individual_human_scores", where)]
+                names[metric]: [
+                    _roscoe_score(v, f"{where}, {metric}") for v in _get(answer, "individual_human_scores", where)
+                ]
                 for metric, answer in annotations.items()
             }
-            meta: dict[str, Any] = {"subset": subset, "source_id": source_id, "n_annotators": len(next(iter(scores.values())))}
+            meta: dict[str, Any] = {
+                "subset": subset,
+                "source_id": source_id,
+                "n_annotators": len(next(iter(scores.values()))),
+            }
             if level == "overall":
                 task, response = context, generated
             else:
@@ -234,7 +245,9 @@ def opinsummeval_rows(files: Mapping[str, Path]) -> Iterator[Row]:
         task = "\n".join(f"Review {i}: {text.strip()}" for i, text in enumerate(reviews.values(), start=1))
         for system, summary in _get(record, "model_output", where).items():
             system_scores = _get(scores_by_case[case], system, f"{scores_url}, case {case}")
-            annotators = [_get(system_scores, key, f"{scores_url}, case {case}, {system}") for key in ("annot1", "annot2")]
+            annotators = [
+                _get(system_scores, key, f"{scores_url}, case {case}, {system}") for key in ("annot1", "annot2")
+            ]
             scores = {name: [float(a[key]) for a in annotators] for name, key in OPINSUMMEVAL_CRITERIA.items()}
             yield {
                 "id": f"case{case:03d}::{system}",
@@ -280,7 +293,7 @@ def hanna_rows(files: Mapping[str, Path]) -> Iterator[Row]:
 
     Read as UTF-8 with undecodable bytes replaced, as the authors' own readers do.
     """
-    url, = files
+    (url,) = files
     reader = csv.DictReader(io.StringIO(files[url].read_text(encoding="utf-8", errors="replace"), newline=""))
     missing = {"Story ID", "Prompt", "Story", "Model", *HANNA_CRITERIA} - set(reader.fieldnames or ())
     if missing:
@@ -362,7 +375,10 @@ def _cache_root() -> Path:
 
 
 def _build(name: str, source: PublicSource, folder: Path) -> None:
-    """Download the pinned files, convert them, and move the finished folder into place (never half-written)."""
+    """Download the pinned files, convert them, and move the finished folder into place (never half-written).
+
+    A folder that another process finished first is kept.
+    """
     files = {url: download(url) for url in source.urls}
     folder.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=folder.parent))
@@ -372,6 +388,10 @@ def _build(name: str, source: PublicSource, folder: Path) -> None:
                 items.write(json.dumps(row, ensure_ascii=False) + "\n")
         shutil.copyfile(criteria_file(name), staging / CRITERIA_FILE)
         staging.rename(folder)
+    except OSError:
+        shutil.rmtree(staging, ignore_errors=True)
+        if not (folder / ITEMS_FILE).is_file():
+            raise
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
