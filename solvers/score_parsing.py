@@ -12,8 +12,9 @@ Ratings (``parse_rating``):
 
 1. ``[[4]]``, the form the FBI prompts ask for.
 2. The judge's score statement: ``Score: 4``, ``**Coherence score:** 4``, ``Coherence: 4`` opening a
-   line, ``the score is 4``, ``I give it a 4``, ``this one gets a 3``, ``Rating: 4/5``. The number must
-   close the statement (``gets 2 facts wrong``, ``a score of 5 would require ...`` are not scores).
+   line, ``the score is 4``, ``I give it a 4``, ``this one gets a 3``, ``it's a 4``, ``Rating: 4/5``.
+   The number must close the statement (``gets 2 facts wrong``, ``a score of 5 would require ...``
+   are not scores).
 3. A fraction on the scale: ``4/5``, ``4 out of 5``.
 4. A bare number: a line that is only a number (``4``, ``4.``, ``**4**``), or the number that opens
    the answer (``4 - the summary ...``) or closes it (``... topics. 2``).
@@ -23,9 +24,11 @@ Never counted: echoes of the prompt's instructions (sentences with ``[[n]]``, ``
 inside a token (``PG-13``, ``3rd``, ``2019-03-04``, ``10:30``, ``85%``), quoted passages, numbered
 list and rubric markers, and off-scale values: outside ``low``-``high``, negative, or over a
 denominator other than ``high`` (``3 out of 10 key points``; ``Score: 5/10`` on a 1-5 scale).
+An off-scale value is skipped like any other mention, so it neither wins its rule nor blocks a
+later one.
 
 Verdicts (``parse_verdict``): 1. ``[[A]]``, ``[[B]]``, ``[[C]]`` (C is a tie); 2. a verdict statement
-(``Verdict: B``, ``My verdict: a clear win for B``, ``The verdict is a tie``); 3. a bare ``A``, ``B``,
+(``Verdict: B``, ``My verdict: a clear win for B``, ``The better answer is B``); 3. a bare ``A``, ``B``,
 ``C`` or ``tie``; 4. a preference or tie statement (``Response A is clearly better``, ``I prefer B``,
 ``It's a tie``); negated (``It is not a tie``) and conditional (``if answer A is better``) ones do
 not count.
@@ -350,7 +353,12 @@ class _Rating(_Answer):
 
     def _is_statement(self, index: int) -> bool:
         """Whether the number at ``index`` is introduced as the judge's score (see the module docs)."""
-        return self._follows_score_word(index) or self._follows_label(index)
+        return self._follows_score_word(index) or self._follows_label(index) or self._follows_is_a(index)
+
+    def _follows_is_a(self, index: int) -> bool:
+        """``It is a 4.``, ``I think it's a 3``."""
+        article, copula = self.at(index - 1), self.at(index - 2)
+        return article is not None and article.lower in ("a", "an") and copula is not None and copula.lower in _COPULAS
 
     def _follows_score_word(self, index: int) -> bool:
         """``Score: 4``, ``score (1-5): 4``, ``I would give this summary a 4``; ``Score:`` may end its line."""
@@ -419,7 +427,7 @@ class _Rating(_Answer):
                 yield self.number(content[0])
             elif number == 0 and len(content) > 2:
                 opening, mark = self.tokens[content[0]], self.tokens[content[1]]
-                if mark.text in ".:,)" or mark.text in _DASHES and not _attached(opening, mark):
+                if mark.text in ".:,)" or mark.text in _DASHES | {"("} and not _attached(opening, mark):
                     yield self.number(content[0])
         if lines:
             yield self._closing_number(lines[-1])
@@ -469,6 +477,8 @@ _VERDICT_WORDS = frozenset({"verdict", "winner", "choice", "decision", "preferen
 _VERDICT_LINKS = frozenset({":", "=", "is", "was", "*"}) | _DASHES
 _VERDICT_REACH = 8
 """A verdict statement names its answer within this many tokens of ``verdict:`` / ``verdict is``."""
+_RANKED = frozenset({"better", "best", "preferred", "stronger", "winning", "final"})
+"""Words that make ``answer`` / ``response`` name the verdict: ``the better answer is B``, ``final answer: A``."""
 _SUBJECTS = frozenset({"answer", "response", "assistant", "output", "option", "candidate"})
 _COPULAS = frozenset({"is", "was", "seems", "appears", "looks", "s"})
 _MODIFIERS = frozenset(
@@ -522,10 +532,11 @@ class _Verdict(_Answer):
             yield _verdict(inner.text) if inner.lower in _VERDICT_LABELS else None
 
     def statements(self) -> Iterator[Verdict | None]:
-        """``verdict: B``, ``the verdict is a tie``, ``my verdict: a clear win for B``."""
+        """``verdict: B``, ``the verdict is a tie``, ``my verdict: a clear win for B``, ``the better answer is B``."""
         for index, token in enumerate(self.tokens):
-            link = self.at(index + 1)
-            if token.lower not in _VERDICT_WORDS or link is None or link.lower not in _VERDICT_LINKS:
+            link, previous = self.at(index + 1), self.at(index - 1)
+            named = token.lower in _SUBJECTS and previous is not None and previous.lower in _RANKED
+            if not (token.lower in _VERDICT_WORDS or named) or link is None or link.lower not in _VERDICT_LINKS:
                 continue
             for position in range(index + 2, index + 2 + _VERDICT_REACH):
                 candidate = self.at(position)

@@ -217,6 +217,8 @@ Rating: [[2]]"""
         ("Score: 4. It gets 2 facts wrong.", 5, 4.0),
         ("1. The summary is organised.\n2. Each sentence follows.\n3. No jumps.\n\nCoherence score: 5", 5, 5.0),
         ("Explanation: the answer is correct but terse.\n\nRating: [[8]]", 10, 8.0),
+        ("4 (good)", 5, 4.0),
+        ("I think it's a 3, since the ending is abrupt.", 5, 3.0),
     ],
 )
 def test_verbose_judge_answers(answer, high, expected):
@@ -230,6 +232,7 @@ def test_verbose_judge_answers(answer, high, expected):
         ("I'd rate it 3-4.", 5),
         ("The summary covers 3 out of 10 key points.", 5),
         ("On 12 May 2020, 4 patients were admitted.", 5),
+        ("There is a 2 hour gap between the events.", 5),
         ("Score: 85%", 5),
         ("Score: 4/5", 10),
         ("The film is rated PG-13 and runs for 2 hours.", 5),
@@ -310,6 +313,8 @@ def test_echo_of_pairwise_and_check_prompts_is_unparsable():
         ("Neither answer is better.", "tie"),
         ("A clear win for B.", "B"),
         ("I'd call it a tie.", "tie"),
+        ("The better answer is B: it keeps the units.", "B"),
+        ("Final answer: A", "A"),
         ("Answer A says 2019; answer B says 2020. B is right, so B is better.", "B"),
     ],
 )
