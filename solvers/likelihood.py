@@ -75,7 +75,9 @@ class Likelihood:
     """Text of each scored token (a straddling token's text includes its separator characters)."""
 
 
-def _likelihood(token_logprobs: list[float], tokens: list[str], truncated_context: int = 0, truncated_response: int = 0):
+def _likelihood(
+    token_logprobs: list[float], tokens: list[str], truncated_context: int = 0, truncated_response: int = 0
+) -> Likelihood:
     total = math.fsum(token_logprobs)
     return Likelihood(
         mean_logprob=total / len(token_logprobs) if token_logprobs else math.nan,
@@ -165,7 +167,7 @@ def _tokenizer(api: Any) -> Any:
 
 
 def _max_length(api: Any) -> int:
-    """The longest sequence the model takes: its position limit, else the tokenizer's (ignoring the 'no limit' sentinel)."""
+    """The longest sequence the model takes: its position limit or the tokenizer's (not its 'no limit' sentinel)."""
     limits = [getattr(api.model.config, "max_position_embeddings", None), api.tokenizer.model_max_length]
     finite = [limit for limit in limits if isinstance(limit, int) and 0 < limit < 10**7]
     return min(finite) if finite else sys.maxsize
