@@ -189,6 +189,8 @@ def _hf_likelihood(api: Any, context: str | None, response: str) -> Likelihood:
 
     # Response tokens: every token holding a response character (special tokens have empty spans).
     response_indices = [i for i, (start, end) in enumerate(offsets) if end > response_start and end > start]
+    if not response_indices:
+        raise ValueError(f"the tokenizer gives the response no tokens of its own: {response!r}")
     first, last = response_indices[0], response_indices[-1]
     if response_indices != list(range(first, last + 1)):
         raise ValueError(f"the response's tokens are not contiguous in {text!r}")
