@@ -93,6 +93,19 @@ def delete_characters(k: int) -> PerturbFunction:
     return apply
 
 
+def one_typo(text: str, kind: str, seed: int) -> str:
+    """One typo of ``kind`` from the ``typo`` package, leaving the process's ``random`` state as it was.
+
+    ``typo`` reseeds and draws from the ``random`` module's global generator on every call; saving
+    and restoring its state keeps the plugin from changing what other code in the process draws.
+    """
+    state = random.getstate()
+    try:
+        return getattr(typo.StrErrer(text, seed=seed), kind)().result
+    finally:
+        random.setstate(state)
+
+
 def add_typos(k: int) -> PerturbFunction:
     """Add k typos, one at a time, each of a random kind from the ``typo`` package; every one changes the text."""
 
@@ -101,7 +114,7 @@ def add_typos(k: int) -> PerturbFunction:
         for _ in range(k):
             for _attempt in range(20):
                 kind = rng.choice(TYPO_KINDS)
-                changed = getattr(typo.StrErrer(text, seed=rng.randrange(2**32)), kind)().result
+                changed = one_typo(text, kind, rng.randrange(2**32))
                 if changed != text:
                     text = changed
                     break
@@ -133,10 +146,15 @@ def split_sentences(text: str) -> list[str]:
 
 
 def shuffle_sentences(k: int | None) -> PerturbFunction:
-    """Move k randomly chosen sentences (all when k is None) into a new order that differs from the old."""
+    """Move k randomly chosen sentences (all when k is None) into a new order that differs from the old.
+
+    Only the sentences move: the text between them (a space, a line break, a blank line) stays in its
+    place, so a reordered text keeps its layout.
+    """
 
     def apply(item: Item, rng: random.Random, pool: Sequence[Item]) -> str:
-        sentences = split_sentences(item.text)
+        spans = list(_SENTENCES.span_tokenize(item.text))
+        sentences = [item.text[start:end] for start, end in spans]
         count = len(sentences) if k is None else k
         if len(sentences) < 2 or len(sentences) < count or len(set(sentences)) < 2:
             raise NotApplicable(f"item {item.id} has {len(sentences)} sentence(s), needs at least {max(count, 2)}")
@@ -148,10 +166,19 @@ def shuffle_sentences(k: int | None) -> PerturbFunction:
             for slot, source in zip(chosen, order):
                 reordered[slot] = sentences[source]
             if reordered != sentences:
-                return " ".join(reordered)
+                return _fill_slots(item.text, spans, reordered)
         raise NotApplicable(f"no new sentence order found for item {item.id}")
 
     return apply
+
+
+def _fill_slots(text: str, spans: Sequence[tuple[int, int]], sentences: Sequence[str]) -> str:
+    """``text`` with the sentence at each span replaced by the matching one of ``sentences``."""
+    parts = [text[: spans[0][0]]]
+    for index, ((_, end), sentence) in enumerate(zip(spans, sentences)):
+        following = spans[index + 1][0] if index + 1 < len(spans) else len(text)
+        parts += [sentence, text[end:following]]
+    return "".join(parts)
 
 
 def text_from_another_item(item: Item, rng: random.Random, pool: Sequence[Item]) -> str:

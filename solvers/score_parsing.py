@@ -1,78 +1,628 @@
-"""Reading ratings and verdicts out of a judge's free-text answer.
+"""Reading ratings, pairwise verdicts and yes/no checks out of a judge's free-text answer.
 
-Judges answer in many shapes ("4", "Score: 4", "4/5", "4 out of 5", "[[4]]", a sentence of reasoning
-that ends in a number). A rating that is missing or outside the scale is *unparsable*: the caller
-counts it and leaves it out; it is never replaced by a default.
+Judges reason before and after their answer, quote the judged text (numbers, dates, "rated PG-13",
+"3 of 4 steps") and sometimes echo the prompt's instructions, so neither the last number nor the last
+keyword is a safe rule. The answer is cut into tokens (numbers, words, single marks) in one linear
+pass, and rules that look only a few tokens around each token read it, so every answer is parsed in
+linear time. The rules are tried in order; the first that finds an answer decides. Within a rule the
+last statement wins: prompts ask the judge to end with its answer, and a judge that revises itself
+("I first thought 3 ... Score: 4") states its final answer last.
+
+Ratings (``parse_rating``):
+
+1. ``[[4]]``, the form the FBI prompts ask for.
+2. The judge's score statement: ``Score: 4``, ``**Coherence score:** 4``, ``Coherence: 4`` opening a
+   line, ``the score is 4``, ``I give it a 4``, ``this one gets a 3``, ``it's a 4``, ``Rating: 4/5``.
+   The number must close the statement (``gets 2 facts wrong``, ``a score of 5 would require ...``
+   are not scores).
+3. A fraction on the scale: ``4/5``, ``4 out of 5``.
+4. A bare number: a line that is only a number (``4``, ``4.``, ``**4**``), or the number that opens
+   the answer (``4 - the summary ...``) or closes it (``... topics. 2``).
+
+Never counted: echoes of the prompt's instructions (sentences with ``[[n]]``, ``where n is``,
+``[[A]] if ...``, ``reply with``), scale ranges (``1-5``, ``from 1 (worst) to 5 (best)``), numbers
+inside a token (``PG-13``, ``3rd``, ``2019-03-04``, ``10:30``, ``85%``), quoted passages, numbered
+list and rubric markers, and off-scale values: outside ``low``-``high``, negative, or over a
+denominator other than ``high`` (``3 out of 10 key points``; ``Score: 5/10`` on a 1-5 scale).
+An off-scale value is skipped like any other mention, so it neither wins its rule nor blocks a
+later one.
+
+Verdicts (``parse_verdict``): 1. ``[[A]]``, ``[[B]]``, ``[[C]]`` (C is a tie); 2. a verdict statement
+(``Verdict: B``, ``My verdict: a clear win for B``, ``The better answer is B``); 3. a bare ``A``, ``B``,
+``C`` or ``tie``; 4. a preference or tie statement (``Response A is clearly better``, ``I prefer B``,
+``It's a tie``); negated (``It is not a tie``) and conditional (``if answer A is better``) ones do
+not count.
+
+Yes/no (``parse_yes_no``): ``[[YES]]`` / ``[[NO]]``, else a yes or no that opens the answer.
+
+Anything else is *unparsable* (``None``): the caller counts it and leaves it out; it is never
+replaced by a default.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Literal
+from collections.abc import Iterator
+from typing import Literal, NamedTuple
 
-_NUMBER = r"(\d+(?:\.\d+)?)"
+_TOKEN = re.compile(r"[0-9]+(?:\.[0-9]+)?|[^\W\d_]+|\S")
+"""A number, a run of letters, or any other single non-space character."""
 
-_BRACKETED = re.compile(r"\[\[\s*" + _NUMBER + r"\s*\]\]")
-"""``[[4]]``: an explicit answer format, read before anything else."""
+_SENTENCE_ENDS = frozenset(".!?")
+_QUOTES = frozenset('"“”')
+_DASHES = frozenset("-–—−")
 
-# Tried in order after the bracketed form, once scale ranges are removed; within a pattern the last
-# match wins (a judge that reasons first states its verdict at the end).
-_PATTERNS = (
-    re.compile(_NUMBER + r"\s*(?:/|out\s+of)\s*\d+(?:\.\d+)?", re.IGNORECASE),
-    re.compile(r"(?:score|rating|rated?|grade)\b[^\d\n]{0,30}?" + _NUMBER, re.IGNORECASE),
+
+class _Token(NamedTuple):
+    text: str
+    lower: str
+    is_number: bool
+    is_word: bool
+    start: int
+    end: int
+    line: int
+    sentence: int
+    quoted: bool = False
+
+
+def _attached(left: _Token, right: _Token) -> bool:
+    return left.end == right.start
+
+
+def _tokenise(answer: str) -> list[_Token]:
+    """Tokens with their line and sentence; a sentence ends at ``.``, ``!``, ``?`` or a line break.
+
+    A ``.`` right after a number that opens its line is a list marker (``1.``), not a sentence end.
+    """
+    tokens: list[_Token] = []
+    sentence = 0
+    offset = 0
+    for line, text in enumerate(answer.split("\n")):
+        line_start = len(tokens)
+        for match in _TOKEN.finditer(text):
+            word = match.group()
+            start = offset + match.start()
+            token = _Token(
+                word, word.lower(), word[0] in "0123456789", word[0].isalpha(), start, start + len(word), line, sentence
+            )
+            tokens.append(token)
+            if word in _SENTENCE_ENDS:
+                marker = (
+                    len(tokens) == line_start + 2
+                    and tokens[line_start].is_number
+                    and _attached(tokens[line_start], token)
+                )
+                if not marker:
+                    sentence += 1
+        offset += len(text) + 1
+        sentence += 1
+    return _mark_quotes(tokens)
+
+
+def _mark_quotes(tokens: list[_Token]) -> list[_Token]:
+    """Flag tokens inside a quoted passage (a pair of double quotes on one line around 3+ tokens)."""
+    quoted: set[int] = set()
+    opening: int | None = None
+    for index, token in enumerate(tokens):
+        if opening is not None and token.line != tokens[opening].line:
+            opening = None
+        if token.text not in _QUOTES:
+            continue
+        if opening is None:
+            opening = index
+            continue
+        if index - opening > 3:
+            quoted.update(range(opening + 1, index))
+        opening = None
+    return [token._replace(quoted=True) if index in quoted else token for index, token in enumerate(tokens)]
+
+
+_BRACKET_MEANING = frozenset({"if", "when", "means", "indicates", "stands", "="})
+"""Words after ``[[x]]`` that explain what it means (``[[A]] if answer A is better``): an instruction."""
+_VERDICT_LABELS = frozenset({"a", "b", "c", "tie"})
+_CHECK_LABELS = frozenset({"yes", "no"})
+_LOW_END_LABELS = frozenset({"worst", "lowest"})
+_NEGATIONS = frozenset({"not", "never", "t"})
+"""``t`` is what is left of ``n't`` after tokenising."""
+
+
+def _bracketed(tokens: list[_Token], index: int) -> _Token | None:
+    """The token inside ``[[ ... ]]`` when one opens at ``index``."""
+    if index + 4 >= len(tokens) or tokens[index].text != "[" or not _attached(tokens[index], tokens[index + 1]):
+        return None
+    inner, first, second = tokens[index + 2], tokens[index + 3], tokens[index + 4]
+    if tokens[index + 1].text == "[" and first.text == "]" == second.text and _attached(first, second):
+        return inner
+    return None
+
+
+def _echo_sentences(tokens: list[_Token]) -> set[int]:
+    """Sentences shaped like the prompt's answer instructions rather than an answer.
+
+    ``[[n]]`` (a placeholder), ``where n is``, a bracketed answer followed by what it means
+    (``[[A]] if answer A is better``, ``[[C]] for a tie``), ``reply with`` and a scale whose low end
+    is labelled (``from 1 (worst) to 5 (best)``).
+    """
+    echoes: set[int] = set()
+    for index, token in enumerate(tokens):
+        following = tokens[index + 1] if index + 1 < len(tokens) else None
+        inner = _bracketed(tokens, index)
+        if inner is not None:
+            placeholder = not inner.is_number and inner.lower not in _VERDICT_LABELS | _CHECK_LABELS
+            meaning = " ".join(tokens[position].lower for position in range(index + 5, min(index + 8, len(tokens))))
+            if placeholder or meaning.split(" ")[0] in _BRACKET_MEANING or meaning.startswith(("for a tie", "for tie")):
+                echoes.add(token.sentence)
+        elif following is None:
+            continue
+        elif token.lower in ("reply", "respond") and following.lower == "with":
+            echoes.add(token.sentence)
+        elif token.text == "(" and following.lower in _LOW_END_LABELS:
+            echoes.add(token.sentence)
+        elif token.lower == "where" and len(following.text) == 1 and following.is_word:
+            after = tokens[index + 2] if index + 2 < len(tokens) else None
+            if after is not None and after.lower in ("is", "="):
+                echoes.add(token.sentence)
+    return echoes
+
+
+class _Answer:
+    """A judge's answer as tokens, with its echoes of the prompt's instructions left out."""
+
+    def __init__(self, answer: str):
+        tokens = _tokenise(answer)
+        echoes = _echo_sentences(tokens)
+        self.tokens = [token for token in tokens if token.sentence not in echoes]
+
+    def at(self, index: int) -> _Token | None:
+        return self.tokens[index] if 0 <= index < len(self.tokens) else None
+
+    def negated(self, index: int) -> bool:
+        """Whether ``not``, ``never`` or ``n't`` stands in the two tokens before ``index``."""
+        return any((word := self.at(index - back)) is not None and word.lower in _NEGATIONS for back in (1, 2))
+
+    def bracketed(self) -> Iterator[_Token]:
+        """Every ``[[x]]`` answer, in order."""
+        for index in range(len(self.tokens)):
+            inner = _bracketed(self.tokens, index)
+            if inner is not None:
+                yield inner
+
+    def lines(self) -> list[list[int]]:
+        """Token indices line by line (lines without tokens left out)."""
+        lines: list[list[int]] = []
+        for index, token in enumerate(self.tokens):
+            if not lines or self.tokens[lines[-1][0]].line != token.line:
+                lines.append([])
+            lines[-1].append(index)
+        return lines
+
+
+# ---- ratings ----
+
+_NUMBER_OPENERS = frozenset("([{*:\"'“‘=,;>")
+"""Marks that may stand right before a number without making it part of a larger token."""
+_UNIT_MARKS = frozenset("%+°‰$€£¥")
+_SCORE_WORDS = frozenset(
+    {
+        "score",
+        "scores",
+        "scored",
+        "rating",
+        "rate",
+        "rated",
+        "grade",
+        "graded",
+        "give",
+        "gives",
+        "gave",
+        "giving",
+        "assign",
+        "assigns",
+        "assigned",
+        "award",
+        "awards",
+        "awarded",
+        "get",
+        "gets",
+        "receives",
+        "deserves",
+        "earns",
+        "merits",
+    }
 )
-_SCALE_RANGE = re.compile(r"\(?\b\d+\s*(?:-|–|to)\s*\d+\b\)?", re.IGNORECASE)
-"""A scale such as "1-5", "(1-5)" or "from 1 to 5" names the range, not a rating."""
-_LIST_MARKER = re.compile(r"^\s*\d+[.)](?=\s|$)", re.MULTILINE)
-_STANDALONE = re.compile(r"(?<![\w.])" + _NUMBER + r"(?![\w]|\.\d)")
+"""Words that introduce the judge's own score: ``Score: 4``, ``I give it a 4``, ``it gets a 3``."""
+_STATEMENT_REACH = 12
+_STATEMENT_WORDS = 4
+"""A score word reaches its number over at most 4 words (and 12 tokens): ``give this summary a 4``."""
+_LABEL_WORDS = 3
+_GAP_MARKS = frozenset(":=*()#'’,") | _DASHES
+_STATEMENT_CLOSERS = frozenset(
+    {"because", "as", "since", "for", "given", "which", "and", "but", "so", "overall", "here", "due", "on"}
+)
+"""Words that may follow a score: ``4 because ...``, ``4 on a 1-5 scale``; others (``2 facts``) may not."""
+_CLOSING_MARKS = frozenset(".,;!?)]*\"'’”(") | _DASHES
+_LEADING_MARKS = frozenset("*#>_`•") | _DASHES
+_TRAILING_MARKS = frozenset("*._`!")
+_LIST_MARKS = frozenset(".):")
+_EMPHASIS = frozenset("*_")
+
+
+class _Rating(_Answer):
+    def __init__(self, answer: str, high: float):
+        super().__init__(answer)
+        self.high = high
+        self.scale_ranges = self._scale_ranges()
+        self.list_markers = self._list_markers()
+
+    def _scale_ranges(self) -> set[int]:
+        """Numbers that name a range (``1-5``, ``1 to 5``, ``1 (worst) to 5 (best)``, ``between 1 and 5``)."""
+        ranges: set[int] = set()
+        tokens = self.tokens
+        for index, token in enumerate(tokens):
+            if not token.is_number:
+                continue
+            link = self._after_label(index + 1)
+            connector = self.at(link)
+            if connector is None:
+                continue
+            between = index > 0 and tokens[index - 1].lower == "between" and connector.lower == "and"
+            end = self.at(link + 1)
+            if end is None or not end.is_number or end.line != token.line:
+                continue
+            if connector.text in _DASHES or connector.lower == "to" or between:
+                ranges.update((index, link + 1))
+        return ranges
+
+    def _after_label(self, index: int) -> int:
+        """Skip a parenthesised label such as ``(worst)`` starting at ``index``."""
+        opening, label, closing = self.at(index), self.at(index + 1), self.at(index + 2)
+        if opening and label and closing and opening.text == "(" and label.is_word and closing.text == ")":
+            return index + 3
+        return index
+
+    def _list_markers(self) -> set[int]:
+        """Line-opening ``N.``, ``N)`` or ``N:`` whose neighbour number opens another line (a list or rubric)."""
+        candidates: dict[int, int] = {}
+        for line in self.lines():
+            first = self.tokens[line[0]]
+            mark = self.at(line[0] + 1)
+            if first.is_number and first.text.isdigit() and len(first.text) < 10 and mark and mark.line == first.line:
+                if mark.text in _LIST_MARKS and _attached(first, mark):
+                    candidates[line[0]] = int(first.text)
+        numbers = set(candidates.values())
+        return {index for index, number in candidates.items() if number - 1 in numbers or number + 1 in numbers}
+
+    def number(self, index: int) -> float | None:
+        """The value of a number that stands on its own, signed; ``None`` inside a larger token or range."""
+        token = self.tokens[index]
+        if not token.is_number or token.quoted or index in self.scale_ranges or index in self.list_markers:
+            return None
+        value = float(token.text)
+        before = self.at(index - 1)
+        if before is not None and _attached(before, token):
+            ahead = self.at(index - 2)
+            if before.text in _DASHES:
+                if ahead is not None and _attached(ahead, before) and ahead.text not in _NUMBER_OPENERS:
+                    return None
+                value = -value
+            elif before.text not in _NUMBER_OPENERS:
+                return None
+        after, beyond = self.at(index + 1), self.at(index + 2)
+        if after is not None and _attached(token, after):
+            if after.is_word or after.text in _UNIT_MARKS:
+                return None
+            joins_next = beyond is not None and _attached(after, beyond) and (beyond.is_word or beyond.is_number)
+            if after.text in _DASHES | {":", ",", "."} and joins_next:
+                return None
+        return value
+
+    def _denominator(self, index: int) -> tuple[float | None, int]:
+        """The denominator of ``N/M`` or ``N out of M`` at ``index`` (``None`` if there is none) and the next index."""
+        after = self.at(index + 1)
+        if after is None:
+            return None, index + 1
+        if after.text == "/":
+            denominator_index = index + 2
+        elif after.lower == "out" and (word := self.at(index + 2)) is not None and word.lower == "of":
+            denominator_index = index + 3
+        else:
+            return None, index + 1
+        denominator = self.at(denominator_index)
+        if denominator is None or not denominator.is_number:
+            return None, index + 1
+        following = self.at(denominator_index + 1)
+        if following is not None and _attached(denominator, following) and following.text not in _CLOSING_MARKS:
+            return None, index + 1
+        return float(denominator.text), denominator_index + 1
+
+    def _on_scale(self, index: int) -> tuple[float | None, int]:
+        """The number at ``index`` as a score (``None`` off the scale's denominator) and the index after it."""
+        value = self.number(index)
+        if value is None:
+            return None, index + 1
+        denominator, after = self._denominator(index)
+        if denominator is not None and denominator != self.high:
+            return None, after
+        return value, after
+
+    def _closes_statement(self, index: int) -> bool:
+        token, previous = self.at(index), self.at(index - 1)
+        if token is None or previous is None or token.line != previous.line:
+            return True
+        return token.text in _CLOSING_MARKS or token.lower in _STATEMENT_CLOSERS
+
+    def _is_statement(self, index: int) -> bool:
+        """Whether the number at ``index`` is introduced as the judge's score (see the module docs)."""
+        return self._follows_score_word(index) or self._follows_label(index) or self._follows_is_a(index)
+
+    def _follows_is_a(self, index: int) -> bool:
+        """``It is a 4.``, ``I think it's a 3``."""
+        article, copula = self.at(index - 1), self.at(index - 2)
+        return article is not None and article.lower in ("a", "an") and copula is not None and copula.lower in _COPULAS
+
+    def _follows_score_word(self, index: int) -> bool:
+        """``Score: 4``, ``score (1-5): 4``, ``I would give this summary a 4``; ``Score:`` may end its line."""
+        words = 0
+        for position in range(index - 1, max(index - 1 - _STATEMENT_REACH, -1), -1):
+            token = self.tokens[position]
+            if token.line != self.tokens[position + 1].line and token.text not in (":", "*"):
+                return False
+            if token.lower in _SCORE_WORDS:
+                return not self.negated(position)
+            if token.is_word:
+                words += 1
+                if words > _STATEMENT_WORDS:
+                    return False
+            elif token.text not in _GAP_MARKS and position not in self.scale_ranges:
+                return False
+        return False
+
+    def _follows_label(self, index: int) -> bool:
+        """``Coherence: 4`` or ``**Answer Quality:** 4``: a short label that opens its line, then a colon."""
+        position = self._skip_back(index - 1, _EMPHASIS)
+        colon = self.at(position)
+        if colon is None or colon.text != ":":
+            return False
+        position = self._skip_back(position - 1, _EMPHASIS)
+        words = 0
+        while (word := self.at(position)) is not None and word.is_word and word.line == colon.line:
+            words += 1
+            position -= 1
+        if not 1 <= words <= _LABEL_WORDS:
+            return False
+        position = self._skip_back(position, _LEADING_MARKS)
+        if position - 1 in self.list_markers:
+            position -= 2
+        previous = self.at(position)
+        return previous is None or previous.line != colon.line
+
+    def _skip_back(self, index: int, marks: frozenset[str]) -> int:
+        while (token := self.at(index)) is not None and token.text in marks:
+            index -= 1
+        return index
+
+    def bracketed_scores(self) -> Iterator[float | None]:
+        for index in range(len(self.tokens)):
+            if _bracketed(self.tokens, index) is not None and self.tokens[index + 2].is_number:
+                yield self._on_scale(index + 2)[0]
+
+    def statements(self) -> Iterator[float | None]:
+        for index, token in enumerate(self.tokens):
+            if token.is_number and self.number(index) is not None and self._is_statement(index):
+                value, after = self._on_scale(index)
+                if self._closes_statement(after):
+                    yield value
+
+    def fractions(self) -> Iterator[float | None]:
+        for index, token in enumerate(self.tokens):
+            if token.is_number and self._denominator(index)[0] is not None:
+                yield self._on_scale(index)[0]
+
+    def bare_numbers(self) -> Iterator[float | None]:
+        """Lines that hold only a number, the number opening the answer (``4 - ...``) and the one closing it."""
+        lines = self.lines()
+        for number, line in enumerate(lines):
+            content = self._strip_marks(line)
+            if len(content) == 1:
+                yield self.number(content[0])
+            elif number == 0 and len(content) > 2:
+                opening, mark = self.tokens[content[0]], self.tokens[content[1]]
+                if mark.text in ".:,)" or mark.text in _DASHES | {"("} and not _attached(opening, mark):
+                    yield self.number(content[0])
+        if lines:
+            yield self._closing_number(lines[-1])
+
+    def _strip_marks(self, line: list[int]) -> list[int]:
+        start, end = 0, len(line)
+        while start < end and self._leading_mark(line[start]):
+            start += 1
+        if start < end and line[start] in self.list_markers:
+            start += 2
+        while start < end and self.tokens[line[end - 1]].text in _TRAILING_MARKS:
+            end -= 1
+        return line[start:end]
+
+    def _leading_mark(self, index: int) -> bool:
+        token, following = self.tokens[index], self.at(index + 1)
+        if token.text in _DASHES and following is not None and _attached(token, following):
+            return False
+        return token.text in _LEADING_MARKS
+
+    def _closing_number(self, line: list[int]) -> float | None:
+        content = self._strip_marks(line)
+        if not content:
+            return None
+        last = content[-1]
+        previous = self.at(last - 1)
+        if previous is None or previous.line != self.tokens[last].line or previous.text in _CLOSING_MARKS | {":"}:
+            return self.number(last)
+        return None
 
 
 def parse_rating(answer: str, low: float = 1, high: float = 5) -> float | None:
-    """The rating in ``answer`` if it is on the ``low``-``high`` scale, else ``None``."""
-    bracketed = _BRACKETED.findall(answer)
-    if bracketed:
-        return _in_range(bracketed[-1], low, high)
-    answer = _SCALE_RANGE.sub(" ", answer)
-    for pattern in _PATTERNS:
-        matches = pattern.findall(answer)
-        if matches:
-            return _in_range(matches[-1], low, high)
-    without_list_markers = _LIST_MARKER.sub(" ", answer)
-    numbers = _STANDALONE.findall(without_list_markers)
-    if not numbers:
-        return None
-    return _in_range(numbers[-1], low, high)
+    """The judge's rating in ``answer`` on the ``low``-``high`` scale, else ``None`` (rules: module docs)."""
+    rating = _Rating(answer, high)
+    for rule in (rating.bracketed_scores, rating.statements, rating.fractions, rating.bare_numbers):
+        on_scale = [value for value in rule() if value is not None and low <= value <= high]
+        if on_scale:
+            return on_scale[-1]
+    return None
 
 
-def _in_range(number: str, low: float, high: float) -> float | None:
-    value = float(number)
-    return value if low <= value <= high else None
-
+# ---- pairwise verdicts ----
 
 Verdict = Literal["A", "B", "tie"]
 
-_VERDICT_PATTERNS = (
-    re.compile(r"\[\[\s*(A|B|C|tie)\s*\]\]", re.IGNORECASE),
-    re.compile(r"verdict\s*(?:is)?\s*[:=]?\s*\**\s*\(?\b(A|B|C|tie)\b", re.IGNORECASE),
-    re.compile(
-        r"\b(?:assistant|answer|response|output)\s*\(?(A|B)\)?\s+(?:is|was)\s+(?:better|superior|preferred|stronger)",
-        re.IGNORECASE,
-    ),
+_VERDICT_WORDS = frozenset({"verdict", "winner", "choice", "decision", "preference"})
+_VERDICT_LINKS = frozenset({":", "=", "is", "was", "*"}) | _DASHES
+_VERDICT_REACH = 8
+"""A verdict statement names its answer within this many tokens of ``verdict:`` / ``verdict is``."""
+_RANKED = frozenset({"better", "best", "preferred", "stronger", "winning", "final"})
+"""Words that make ``answer`` / ``response`` name the verdict: ``the better answer is B``, ``final answer: A``."""
+_SUBJECTS = frozenset({"answer", "response", "assistant", "output", "option", "candidate"})
+_COPULAS = frozenset({"is", "was", "seems", "appears", "looks", "s"})
+_MODIFIERS = frozenset(
+    {"clearly", "slightly", "much", "far", "significantly", "somewhat", "overall", "definitely", "the", "a", "bit"}
 )
-_TIE_WORDS = re.compile(r"\b(?:tie|equally good|equally bad|both (?:answers )?are equal(?:ly good)?)\b", re.IGNORECASE)
+_BETTER = frozenset({"better", "superior", "preferable", "preferred", "stronger", "best", "winner", "more"})
+_WORSE = frozenset({"worse", "inferior", "weaker", "less", "worst"})
+_CONDITIONS = frozenset({"if", "whether", "unless", "when", "only"})
+_TIE_COPULAS = frozenset({"is", "s", "was", "be", "it"})
+"""``is a tie``, ``it's a tie``, ``call it a tie``; ``not a tie`` and ``call a tie only when`` do not match."""
+_CHOOSING = frozenset({"prefer", "choose", "pick", "favour", "favor"})
+_IN_FAVOUR = frozenset({("win", "for"), ("victory", "for"), ("favour", "of"), ("favor", "of")})
+_EQUALLY = frozenset({"good", "bad", "strong", "weak", "helpful", "accurate", "well", "correct", "poor"})
+_LETTER_FOLLOWERS = frozenset({"is", "was", "wins", "won", "because", "since", "as", "for", "overall", "clearly"})
+"""Words after a capital ``A`` that make it the answer's letter rather than the article."""
+
+
+def _other(letter: Verdict) -> Verdict:
+    return "B" if letter == "A" else "A"
+
+
+class _Verdict(_Answer):
+    def letter(self, index: int) -> Verdict | None:
+        """``A`` or ``B`` at ``index`` when it names an answer (``A clear win`` opens with an article)."""
+        token = self.tokens[index]
+        if token.text not in ("A", "B") or token.quoted:
+            return None
+        after, before = self.at(index + 1), self.at(index - 1)
+        named = before is not None and before.lower in _SUBJECTS
+        if token.text == "A" and not named and after is not None and after.line == token.line and after.is_word:
+            if after.lower not in _LETTER_FOLLOWERS:
+                return None
+        return token.text  # type: ignore[return-value]
+
+    def _tie_at(self, index: int) -> bool:
+        """``tie`` after ``is a``, ``it's a``, ``call it a``: negated (``not a tie``) forms are left out."""
+        token = self.tokens[index]
+        if token.lower == "tied":
+            return not self.negated(index)
+        article, copula = self.at(index - 1), self.at(index - 2)
+        return (
+            token.lower == "tie"
+            and article is not None
+            and article.lower == "a"
+            and copula is not None
+            and copula.lower in _TIE_COPULAS
+        )
+
+    def brackets(self) -> Iterator[Verdict | None]:
+        for inner in self.bracketed():
+            yield _verdict(inner.text) if inner.lower in _VERDICT_LABELS else None
+
+    def statements(self) -> Iterator[Verdict | None]:
+        """``verdict: B``, ``the verdict is a tie``, ``my verdict: a clear win for B``, ``the better answer is B``."""
+        for index, token in enumerate(self.tokens):
+            link, previous = self.at(index + 1), self.at(index - 1)
+            named = token.lower in _SUBJECTS and previous is not None and previous.lower in _RANKED
+            if not (token.lower in _VERDICT_WORDS or named) or link is None or link.lower not in _VERDICT_LINKS:
+                continue
+            for position in range(index + 2, index + 2 + _VERDICT_REACH):
+                candidate = self.at(position)
+                if candidate is None or candidate.sentence != token.sentence:
+                    break
+                if candidate.lower in ("tie", "draw", "neither") or candidate.text == "C":
+                    yield "tie"
+                    break
+                if (letter := self.letter(position)) is not None:
+                    yield letter
+                    break
+
+    def bare(self) -> Iterator[Verdict | None]:
+        content = [token for token in self.tokens if token.text not in ".*()[]"]
+        if len(content) == 1 and (content[0].text in ("A", "B", "C") or content[0].lower == "tie"):
+            yield _verdict(content[0].text)
+
+    def preferences(self) -> Iterator[Verdict | None]:
+        """``Response A is clearly better``, ``B is worse``, ``I prefer B``, ``It's a tie``, ``equally good``."""
+        for index, token in enumerate(self.tokens):
+            if self._tie_at(index):
+                yield "tie"
+            elif token.lower == "equally" and (word := self.at(index + 1)) and word.lower in _EQUALLY:
+                if not self.negated(index):
+                    yield "tie"
+            elif token.lower == "neither" and self._compares(index + 1, index) is not None:
+                yield "tie"
+            elif (letter := self.letter(index)) is not None:
+                comparison = self._compares(index + 1, index)
+                if comparison is not None:
+                    yield letter if comparison else _other(letter)
+                elif self._chosen(index):
+                    yield letter
+
+    def _chosen(self, index: int) -> bool:
+        """``I prefer (answer) B``, ``a clear win for B``, ``in favour of response A``."""
+        position = index - 1
+        subject = self.at(position)
+        if subject is not None and subject.lower in _SUBJECTS:
+            position -= 1
+        verb, preposition = self.at(position - 1), self.at(position)
+        if preposition is None or self.negated(position):
+            return False
+        if preposition.lower in _CHOOSING:
+            return True
+        return verb is not None and (verb.lower, preposition.lower) in _IN_FAVOUR
+
+    def _compares(self, index: int, subject: int) -> bool | None:
+        """After a subject: ``True`` for ``is (clearly) better``, ``False`` for ``is worse``, else ``None``."""
+        position = index
+        word = self.at(position)
+        if word is not None and word.lower in _SUBJECTS:
+            position += 1
+        opener = self.at(subject - 1)
+        if opener is not None and opener.lower in _SUBJECTS:
+            opener = self.at(subject - 2)
+        if opener is not None and opener.lower in _CONDITIONS:
+            return None
+        word = self.at(position)
+        if word is not None and word.text == "'":
+            position += 1
+        word = self.at(position)
+        if word is None or word.lower not in _COPULAS | {"wins"}:
+            return None
+        if word.lower == "wins":
+            return True
+        for position in range(position + 1, position + 4):
+            word = self.at(position)
+            if word is None or word.lower in _NEGATIONS:
+                return None
+            if word.lower in _BETTER:
+                return True
+            if word.lower in _WORSE:
+                return False
+            if word.lower not in _MODIFIERS:
+                return None
+        return None
 
 
 def parse_verdict(answer: str) -> Verdict | None:
     """A pairwise verdict: ``A``, ``B`` or ``tie`` (``C`` in the bracket form means a tie), else ``None``."""
-    for pattern in _VERDICT_PATTERNS:
-        matches = pattern.findall(answer)
-        if matches:
-            return _verdict(matches[-1])
-    bare = answer.strip().strip(".*()[] ").upper()
-    if bare in ("A", "B", "C", "TIE"):
-        return _verdict(bare)
-    if _TIE_WORDS.search(answer):
-        return "tie"
+    verdict = _Verdict(answer)
+    for rule in (verdict.brackets, verdict.statements, verdict.bare, verdict.preferences):
+        found = [value for value in rule() if value is not None]
+        if found:
+            return found[-1]
     return None
 
 
@@ -81,13 +631,16 @@ def _verdict(token: str) -> Verdict:
     return "tie" if token in ("C", "TIE") else token  # type: ignore[return-value]
 
 
-_YES_NO = re.compile(r"\[\[\s*(YES|NO)\s*\]\]|^\s*(YES|NO)\b", re.IGNORECASE)
+# ---- yes/no checks ----
 
 
 def parse_yes_no(answer: str) -> bool | None:
-    """``[[YES]]`` / ``[[NO]]`` (or a bare yes/no at the start) as a boolean, else ``None``."""
-    matches = _YES_NO.findall(answer)
-    if not matches:
-        return None
-    bracketed, bare = matches[-1]
-    return (bracketed or bare).upper() == "YES"
+    """``[[YES]]`` / ``[[NO]]`` (the last one), or a yes or no that opens the answer, as a boolean, else ``None``."""
+    check = _Answer(answer)
+    bracketed = [inner.lower for inner in check.bracketed() if inner.lower in _CHECK_LABELS]
+    if bracketed:
+        return bracketed[-1] == "yes"
+    opening = next((token for token in check.tokens if token.text not in _LEADING_MARKS), None)
+    if opening is not None and opening.lower in _CHECK_LABELS:
+        return opening.lower == "yes"
+    return None

@@ -3,6 +3,7 @@ import re
 
 import pytest
 import typo
+from nltk.tokenize.punkt import PunktSentenceTokenizer
 
 from dhp_tasks.perturbations import (
     KIND_PERTURBATIONS,
@@ -14,6 +15,7 @@ from dhp_tasks.perturbations import (
     add_typos,
     delete_characters,
     delete_word_span,
+    one_typo,
     select_perturbations,
     shuffle_sentences,
     split_sentences,
@@ -55,6 +57,21 @@ def test_typos_apply_k_changes_with_the_typo_package():
     assert all(callable(getattr(typo.StrErrer, kind)) for kind in TYPO_KINDS)
 
 
+def test_typos_leave_the_global_random_state_alone():
+    random.seed(12345)
+    state = random.getstate()
+    add_typos(50)(SUMMARY, random.Random(3), [])
+    PERTURBATIONS["summeval"][2].perturb(SUMMARY, 0, [])
+    assert random.getstate() == state
+    assert random.random() == random.Random(12345).random()
+
+
+def test_one_typo_is_the_typo_package_edit():
+    for kind in TYPO_KINDS:
+        expected = getattr(typo.StrErrer(SUMMARY.text, seed=7), kind)().result
+        assert one_typo(SUMMARY.text, kind, 7) == expected
+
+
 def test_word_span_deletion_removes_k_consecutive_words():
     words = SUMMARY.text.split()
     perturbed = delete_word_span(5)(SUMMARY, random.Random(1), []).split()
@@ -75,6 +92,44 @@ def test_sentence_shuffle_major_reorders_all_sentences():
     perturbed = split_sentences(shuffle_sentences(None)(SUMMARY, random.Random(0), []))
     assert sorted(perturbed) == sorted(split_sentences(SUMMARY.text))
     assert perturbed != split_sentences(SUMMARY.text)
+
+
+PUBMED_LIKE = Item(
+    "p1",
+    "domestic cavies are reared in rural areas for meat.\nparasites are a major obstacle to the industry.\n\n"
+    "the main objective was to assess parasite prevalence.  samples came from 4 farms.\nall were examined.",
+)
+
+
+def _separators(text: str) -> list[str]:
+    spans = list(PunktSentenceTokenizer().span_tokenize(text))
+    return [text[end:start] for (_, end), (start, _) in zip(spans, spans[1:])]
+
+
+@pytest.mark.parametrize("k", [2, None])
+def test_sentence_shuffle_keeps_the_separators_in_place(k):
+    perturbed = shuffle_sentences(k)(PUBMED_LIKE, random.Random(0), [])
+    assert perturbed != PUBMED_LIKE.text
+    assert _separators(PUBMED_LIKE.text) == ["\n", "\n\n", "  ", "\n"]
+    assert _separators(perturbed) == _separators(PUBMED_LIKE.text)
+    assert sorted(split_sentences(perturbed)) == sorted(split_sentences(PUBMED_LIKE.text))
+
+
+def test_sumpubmed_reorders_keep_every_line_break(dhp_data):
+    from dhp_tasks.datasets import sumpubmed_local
+
+    items = [item for item in sumpubmed_local(dhp_data("sumpubmed")) if "\n" in item.text]
+    assert items
+    for perturbation in PERTURBATIONS["sumpubmed"]:
+        if perturbation.family != "sentence_reorder":
+            continue
+        for item in items:
+            try:
+                perturbed = perturbation.perturb(item, 0, items)
+            except NotApplicable:
+                continue
+            assert perturbed.count("\n") == item.text.count("\n"), item.id
+            assert sorted(re.findall(r"\s+", perturbed)) == sorted(re.findall(r"\s+", item.text)), item.id
 
 
 def test_sentence_shuffle_needs_two_sentences():

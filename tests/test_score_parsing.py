@@ -83,3 +83,259 @@ def test_parses_yes_no():
     assert parse_yes_no("The explanation says nothing. [[NO]]") is False
     assert parse_yes_no("No, it does not.") is False
     assert parse_yes_no("maybe") is None
+
+
+# ---- issue 12, item 4: answers that real judges wrote and that were misread ----
+
+ISSUE_12_RATINGS = [
+    ("4\n\nThe summary is strong, but it omits 2 key facts.", 5, 4.0),
+    ("Accuracy score: 4. The translation is accurate in 3 of 4 sentences.", 5, 4.0),
+    ("The summary covers 3 out of 10 key points. Score: 2", 5, 2.0),
+    ("Mostly right, but it says 2 out of 3 steps are needed. Rating: 9", 10, 9.0),
+    ("A score of 5 would require flawless text; this one gets a 3.", 5, 3.0),
+    ("Score: 5/10", 5, None),
+    ("Score: -3", 5, None),
+    ("Rating: [[n]], where n is a whole number from 1 (worst) to 10 (best).", 10, None),
+    ("Give a Coherence score from 1 (worst) to 5 (best).", 5, None),
+    ("4.", 5, 4.0),
+    ("Coherence score:\n4.", 5, 4.0),
+]
+
+ISSUE_12_VERDICTS = [
+    ("The verdict is a tie.", "tie"),
+    ("My verdict: a clear win for B", "B"),
+    ("Response A is clearly better. It is not a tie.", "A"),
+    (
+        "First explain your comparison in a few sentences. Then end with your verdict: [[A]] if answer A is better, "
+        "[[B]] if answer B is better, or [[C]] for a tie.",
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize(("answer", "high", "expected"), ISSUE_12_RATINGS)
+def test_issue_12_ratings(answer, high, expected):
+    assert parse_rating(answer, 1, high) == expected
+
+
+@pytest.mark.parametrize(("answer", "expected"), ISSUE_12_VERDICTS)
+def test_issue_12_verdicts(answer, expected):
+    assert parse_verdict(answer) == expected
+
+
+# ---- linear time: inputs that made the old regexes backtrack for seconds to hours ----
+
+LONG = 20_000
+
+
+@pytest.mark.parametrize(
+    ("answer", "rating", "verdict"),
+    [
+        ("verdict" + " " * 400, None, None),  # 53 s before
+        ("verdict" + " " * LONG + "B", None, None),
+        ("1" * LONG, None, None),  # 18 s before (quadratic in the digits)
+        ("Score: " + "1" * LONG, None, None),
+        ("Score:" + " " * LONG + "4", 4.0, None),
+        ("[[" * LONG, None, None),
+        ("1-" * LONG, None, None),
+        ("4/" * LONG, None, None),
+        ("(" * LONG + "4", 4.0, None),
+        ("A " * LONG, None, None),
+        ("verdict: " * (LONG // 9), None, None),
+        ("score" + " :" * LONG, None, None),
+        ('"' * LONG + "4", 4.0, None),
+        ("\n" * LONG + "4", 4.0, None),
+        ("Score: 3. " * (LONG // 10) + "Score: 4.", 4.0, None),
+    ],
+)
+def test_long_adversarial_answers_parse_in_linear_time(answer, rating, verdict):
+    assert parse_rating(answer) == rating
+    assert parse_verdict(answer) == verdict
+    assert parse_yes_no(answer) is None
+
+
+def test_long_real_judge_answer():
+    reasoning = (
+        "The summary reports that 3 of the 4 trials (published 2019-03-04) found an effect and that 12 patients "
+        "dropped out. It describes the film as rated PG-13, which the article does not say.\n"
+    )
+    answer = reasoning * 400 + "\n**Coherence score:** 4\n\n" + reasoning * 100
+    assert len(answer) > 50_000
+    assert parse_rating(answer) == 4.0
+
+
+# ---- long, verbose answers in the shapes real judges write ----
+
+GEVAL_ANSWER = """\
+Step 1: The central topic is the council's budget for 2024.
+Step 2: The sentences follow each other logically: the approval on 12 May, then the 4% rise in school spending,
+then the critics.
+Step 3: One jump: the sentence about 3 of the 10 roads comes before the roads are introduced.
+Step 4: Overall it is easy to follow.
+
+Coherence score: 4
+
+The only weakness is the ordering of the 2nd and 3rd sentences; a 5 would need a fully linear structure."""
+
+FBI_SINGLE_ANSWER = """\
+The answer computes the total correctly for the first 2 items, but it copies 15.5 as 155 in step 3, so the
+final figure (1,240 dollars) is wrong. The explanation is clear and well ordered, and the units are right.
+A rating of 9 or 10 would require a correct final answer.
+
+Rating: [[4]]"""
+
+FBI_REFERENCE_ANSWER = """\
+Compared with the reference (which gives 42 km), the answer says "the distance is 24 km, rated by the survey as
+3 out of 5 for accuracy". The digits are swapped: a serious factual error.
+
+1. Formula: correct.
+2. Numbers copied: wrong.
+3. Final answer: wrong.
+
+Rating: [[2]]"""
+
+
+@pytest.mark.parametrize(
+    ("answer", "high", "expected"),
+    [
+        (GEVAL_ANSWER, 5, 4.0),
+        (FBI_SINGLE_ANSWER, 10, 4.0),
+        (FBI_REFERENCE_ANSWER, 10, 2.0),
+        ("The summary is accurate.\n\n**Score:** 4\n\nIt omits the date (12 May 2020) but nothing else.", 5, 4.0),
+        ("**Fluency:** 3\n- 2 misspelled words\n- 1 fragment", 5, 3.0),
+        ("- Relevance: 4\n- The summary repeats 2 minor details.", 5, 4.0),
+        ("The translation keeps all 7 names. Score: 4/5. Only the date format differs.", 5, 4.0),
+        ("Considering the 3 errors, I would give this summary a 4 out of 5, since they are small.", 5, 4.0),
+        ("Score: 3.5 - between adequate and good.", 5, 3.5),
+        ("[[4]]\n\nThe answer follows the instruction except for 2 extra lines.", 10, 4.0),
+        ("The movie is rated PG-13 and was released on 2019-03-04 at 10:30. It grossed 85% more. Score: 2", 5, 2.0),
+        ("## Assessment\nThe ending contradicts the 2nd sentence.\n## Score\n2", 5, 2.0),
+        ("The review says it is rated 4 stars. The ending is unrelated to the story.\n1", 5, 1.0),
+        ('Score: 2\nThe summary copies "rated 4 out of 5 by critics" from the article.', 5, 2.0),
+        ("Score: 4\n\nThe summary repeats that the drug has a rating of 7.5 from users.", 5, 4.0),
+        ("I would not give it a 5. It gets a 4.", 5, 4.0),
+        ("Score: 4. It gets 2 facts wrong.", 5, 4.0),
+        ("1. The summary is organised.\n2. Each sentence follows.\n3. No jumps.\n\nCoherence score: 5", 5, 5.0),
+        ("Explanation: the answer is correct but terse.\n\nRating: [[8]]", 10, 8.0),
+        ("4 (good)", 5, 4.0),
+        ("I think it's a 3, since the ending is abrupt.", 5, 3.0),
+    ],
+)
+def test_verbose_judge_answers(answer, high, expected):
+    assert parse_rating(answer, 1, high) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "high"),
+    [
+        ("The answer gets 2 facts wrong.", 5),
+        ("I'd rate it 3-4.", 5),
+        ("The summary covers 3 out of 10 key points.", 5),
+        ("On 12 May 2020, 4 patients were admitted.", 5),
+        ("There is a 2 hour gap between the events.", 5),
+        ("Score: 85%", 5),
+        ("Score: 4/5", 10),
+        ("The film is rated PG-13 and runs for 2 hours.", 5),
+        ("A score of 5 would require flawless text.", 5),
+        ("Score with this rubric:\n1: The answer has a problem.\n2: It is acceptable.\n3: It is correct.", 3),
+    ],
+)
+def test_mentions_that_are_not_ratings(answer, high):
+    assert parse_rating(answer, 1, high) is None
+
+
+def test_contradictory_explicit_scores_take_the_last_statement():
+    assert parse_rating("Score: 3. On reflection the missing date matters less. Final score: 4") == 4.0
+    assert parse_rating("[[3]] ... actually [[4]]") == 4.0
+    # an explicit [[n]] outranks a score statement anywhere in the answer
+    assert parse_rating("Rating: [[3]]. I first thought it deserves a 4.", 1, 10) == 3.0
+
+
+def test_off_scale_explicit_answers_are_never_counted():
+    assert parse_rating("Rating: [[11]]", 1, 10) is None
+    assert parse_rating("Score: 4\n\nOn reflection, Score: 7") == 4.0
+
+
+# ---- answers that echo the real prompts ----
+
+
+def _dhp_prompt():
+    from dhp_tasks.prompts import TEXT_KINDS
+
+    kind = TEXT_KINDS["summarization"]
+    return kind.prompt.render(kind.criteria[0], "The council approved the budget.", "An article on the budget.")
+
+
+def _fbi_prompts():
+    from fbi_tasks.prompts import AXES, reference_prompt, single_prompt
+
+    axis = AXES["factual"]
+    question, answer = "What is the capital of France?", "Paris."
+    prompts = [(single_prompt(s, question, answer, 10, axis), 10) for s in ("vanilla_star", "vanilla", "axis")]
+    prompts += [
+        (single_prompt(s, question, answer, scale, axis), scale) for s in ("rubric", "axis_rubric") for scale in (3, 5)
+    ]
+    prompts.append((reference_prompt(question, "Paris.", answer, 10), 10))
+    return prompts
+
+
+def test_echo_of_a_whole_prompt_is_unparsable_and_the_answer_after_it_counts():
+    dhp = _dhp_prompt()
+    assert parse_rating(dhp) is None
+    assert parse_rating(dhp + " 4") == 4.0
+    assert parse_rating(dhp + "\n3") == 3.0
+    for prompt, scale in _fbi_prompts():
+        assert parse_rating(prompt, 1, scale) is None, prompt
+        assert parse_rating(prompt + "\n\nThe answer is right.\nRating: [[2]]", 1, scale) == 2.0
+
+
+def test_echo_of_pairwise_and_check_prompts_is_unparsable():
+    from fbi_tasks.prompts import AXES, PAIRWISE_STRATEGIES, explanation_check_prompt, pairwise_prompt
+
+    for strategy in PAIRWISE_STRATEGIES:
+        prompt = pairwise_prompt(strategy, "Name a prime.", "Seven.", "Nine.", AXES["factual"])
+        assert parse_verdict(prompt) is None, strategy
+        assert parse_verdict(prompt + "\nAnswer B names a non-prime. [[A]]") == "A"
+    check = explanation_check_prompt("Name a prime.", "Nine.", "The answer is fine.")
+    assert parse_yes_no(check) is None
+    assert parse_yes_no(check + "\n[[NO]]") is False
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("Both answers address the request. Answer B misses the unit. Final verdict: [[A]]", "A"),
+        ("**Verdict:** B", "B"),
+        ("The winner is Response B, because it keeps the 3 steps in order.", "B"),
+        ("Answer B is worse because it is wrong.", "A"),
+        ("I prefer Response B.", "B"),
+        ("Both are equally good.", "tie"),
+        ("Neither answer is better.", "tie"),
+        ("A clear win for B.", "B"),
+        ("I'd call it a tie.", "tie"),
+        ("The better answer is B: it keeps the units.", "B"),
+        ("Final answer: A", "A"),
+        ("Answer A says 2019; answer B says 2020. B is right, so B is better.", "B"),
+    ],
+)
+def test_verbose_verdicts(answer, expected):
+    assert parse_verdict(answer) == expected
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Call a tie only when neither answer is better.",
+        "Answer A is not better than B.",
+        "If answer A is better, say so.",
+        'Answer B quotes "A is better" from the forum.',
+    ],
+)
+def test_negated_conditional_and_quoted_verdicts_are_unparsable(answer):
+    assert parse_verdict(answer) is None
+
+
+def test_yes_no_forms():
+    assert parse_yes_no("**Yes.** The explanation names the wrong unit.") is True
+    assert parse_yes_no("Reply with [[YES]] if it points out a problem, or [[NO]] if it does not.") is None
+    assert parse_yes_no("It names no problem. [[YES]] would be wrong, so: [[NO]]") is False

@@ -1,0 +1,304 @@
+"""Likelihood scoring: the mean token log-likelihood of a response given its context, under the judge model.
+
+No prompt and no chat template: the model reads ``context + SEPARATOR + response`` (the response
+alone when there is no context) and we average log P(token | all tokens before it) over exactly the
+tokens that carry the response's characters. A token that straddles the boundary (part separator,
+part response) is scored: it holds response characters and is conditioned only on what precedes it.
+
+Two ways to reach the judge, both through the model inspect already holds:
+
+- inspect's ``hf/`` provider: one forward pass on the provider's own ``model`` (weights are never
+  loaded again), off the event loop.
+- an OpenAI-compatible completions server that returns vLLM-style ``prompt_logprobs`` (vLLM's
+  server does), through inspect's ``vllm-completions/`` or ``openai-api-completions/`` providers:
+  one request with ``max_tokens=1, prompt_logprobs=1``. It is an ordinary generate call, so
+  ``--cache`` caches it (the key includes the prompt and ``prompt_logprobs``).
+
+Any other provider gets a :class:`PrerequisiteError` naming these. The llama.cpp server's
+``echo`` log-probabilities are refused on purpose: they are off by one token (measured: token i gets
+the log-probability of the distribution that predicts token i+1).
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect as pyinspect
+import math
+import sys
+import threading
+import weakref
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import anyio
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.model import GenerateConfig, Model, ModelAPI, ModelOutput, get_model
+from inspect_ai.model._model import active_model
+from inspect_ai.model._providers.openai_compatible import OpenAICompatibleAPI
+from inspect_ai.model._providers.openai_compatible_completions import OpenAICompatibleCompletionsAPI
+from inspect_ai.model._providers.vllm import VLLMAPI
+from inspect_ai.model._providers.vllm_completions import VLLMCompletionsAPI
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.util import registry_info
+
+SEPARATOR = "\n\n"
+"""Between the context and the response: a paragraph break, neutral for any kind of text."""
+
+STORE_KEY = "likelihood"
+"""``state.store`` key under which :func:`score_likelihood` keeps the :class:`Likelihood` fields (a dict)."""
+
+SUPPORTED_PROVIDERS = (
+    "hf/ (inspect's transformers provider), vllm-completions/, and openai-api-completions/ "
+    "against a server that returns vLLM-style prompt_logprobs (vLLM's OpenAI-compatible server does)"
+)
+LLAMA_CPP_NOTE = (
+    "The llama.cpp server's echo log-probabilities are not used: they are off by one token "
+    "(token i gets the log-probability meant for token i+1)."
+)
+
+
+@dataclass(frozen=True)
+class Likelihood:
+    """Log-likelihood of a response's tokens; ``mean_logprob`` is NaN when no token could be scored."""
+
+    mean_logprob: float
+    total_logprob: float
+    n_tokens: int
+    """Response tokens scored. The very first token of the text has nothing before it and is never scored;
+    that happens to the response's first token only without context and without a BOS token."""
+    truncated_context_tokens: int
+    """Context tokens cut from the left to fit the model's maximum length (hf/ only)."""
+    truncated_response_tokens: int
+    """Response tokens cut from the end when the response alone exceeds the maximum length (hf/ only)."""
+    token_logprobs: tuple[float, ...]
+    tokens: tuple[str, ...]
+    """Text of each scored token (a straddling token's text includes its separator characters)."""
+
+
+def _likelihood(
+    token_logprobs: list[float], tokens: list[str], truncated_context: int = 0, truncated_response: int = 0
+) -> Likelihood:
+    total = math.fsum(token_logprobs)
+    return Likelihood(
+        mean_logprob=total / len(token_logprobs) if token_logprobs else math.nan,
+        total_logprob=total,
+        n_tokens=len(token_logprobs),
+        truncated_context_tokens=truncated_context,
+        truncated_response_tokens=truncated_response,
+        token_logprobs=tuple(token_logprobs),
+        tokens=tuple(tokens),
+    )
+
+
+def scored_text(context: str | None, response: str) -> tuple[str, int]:
+    """The text the model reads and the character offset where the response starts."""
+    if context is None:
+        return response, 0
+    prefix = context + SEPARATOR
+    return prefix + response, len(prefix)
+
+
+def _provider(model: Model) -> str:
+    return registry_info(model.api).name.split("/")[-1]
+
+
+def _is_hf(api: ModelAPI) -> bool:
+    # hf.py imports torch and transformers; it is only loaded when an hf/ model exists.
+    if "inspect_ai.model._providers.hf" not in sys.modules:
+        return False
+    from inspect_ai.model._providers.hf import HuggingFaceAPI
+
+    return isinstance(api, HuggingFaceAPI)
+
+
+def _is_completions(api: ModelAPI) -> bool:
+    return isinstance(api, (VLLMCompletionsAPI, OpenAICompatibleCompletionsAPI))
+
+
+def check_likelihood_support(model: Model) -> None:
+    """Raise :class:`PrerequisiteError` unless ``model``'s provider can give prompt log-likelihoods."""
+    if _is_hf(model.api) or _is_completions(model.api):
+        return
+    provider = _provider(model)
+    if isinstance(model.api, VLLMAPI):
+        hint = (
+            " vllm/ sends chat messages, so its prompt log-probabilities would include the chat template; "
+            f"use vllm-completions/{model.name} (same server and -M options) instead."
+        )
+    elif isinstance(model.api, OpenAICompatibleAPI):
+        hint = (
+            f" {provider}/ is a chat provider; for a server that returns vLLM-style prompt_logprobs on "
+            "/v1/completions use openai-api-completions/<service>/<model>."
+        )
+    else:
+        hint = ""
+    raise PrerequisiteError(
+        f"Likelihood scoring needs log-probabilities of the prompt's own tokens, which the {provider}/ provider "
+        f"cannot give.{hint} Providers that can: {SUPPORTED_PROVIDERS}. {LLAMA_CPP_NOTE}"
+    )
+
+
+async def response_likelihood(model: Model, context: str | None, response: str) -> Likelihood:
+    """Mean log P(token | preceding text) over the response's tokens in ``context + SEPARATOR + response``."""
+    check_likelihood_support(model)
+    if not response:
+        return _likelihood([], [])
+    if _is_hf(model.api):
+        return await anyio.to_thread.run_sync(_hf_likelihood, model.api, context, response)
+    return await _completions_likelihood(model, context, response)
+
+
+# hf/ -------------------------------------------------------------------------------------------------
+
+_FORWARD_LOCK = threading.Lock()
+"""Serialises our forward passes. hf.py has no lock to share: its generation runs on its own batch thread.
+Our pass is read-only (inference mode, no KV cache), so it may overlap that thread's generation safely."""
+
+_TOKENIZERS: weakref.WeakKeyDictionary[ModelAPI, Any] = weakref.WeakKeyDictionary()
+"""A private copy of each provider's tokenizer: a fast tokenizer is not safe to call from two threads while
+one of them changes its padding settings, which hf.py's batch thread does on every batch."""
+
+
+def _tokenizer(api: Any) -> Any:
+    with _FORWARD_LOCK:
+        if api not in _TOKENIZERS:
+            _TOKENIZERS[api] = copy.deepcopy(api.tokenizer)
+        return _TOKENIZERS[api]
+
+
+def _max_length(api: Any) -> int:
+    """The longest sequence the model takes: its position limit or the tokenizer's (not its 'no limit' sentinel)."""
+    limits = [getattr(api.model.config, "max_position_embeddings", None), api.tokenizer.model_max_length]
+    finite = [limit for limit in limits if isinstance(limit, int) and 0 < limit < 10**7]
+    return min(finite) if finite else sys.maxsize
+
+
+def _hf_likelihood(api: Any, context: str | None, response: str) -> Likelihood:
+    import torch
+
+    tokenizer = _tokenizer(api)
+    text, response_start = scored_text(context, response)
+    try:
+        encoding = tokenizer(text, return_offsets_mapping=True)
+    except NotImplementedError as error:
+        raise PrerequisiteError(
+            f"Likelihood scoring with hf/ needs a fast tokenizer (with offsets); {type(tokenizer).__name__} is not."
+        ) from error
+    ids: list[int] = list(encoding["input_ids"])
+    offsets: list[tuple[int, int]] = [tuple(span) for span in encoding["offset_mapping"]]
+
+    # Response tokens: every token holding a response character (special tokens have empty spans).
+    response_indices = [i for i, (start, end) in enumerate(offsets) if end > response_start and end > start]
+    if not response_indices:
+        raise ValueError(f"the tokenizer gives the response no tokens of its own: {response!r}")
+    first, last = response_indices[0], response_indices[-1]
+    if response_indices != list(range(first, last + 1)):
+        raise ValueError(f"the response's tokens are not contiguous in {text!r}")
+    tokens = [text[start:end] for start, end in offsets[first : last + 1]]
+    response_ids = ids[first : last + 1]
+    if first > 0 and offsets[0] == (0, 0):  # the tokenizer's own start token, kept through truncation
+        lead, context_ids = ids[:1], ids[1:first]
+    else:
+        lead, context_ids = [], ids[:first]
+    if not lead and not context_ids and tokenizer.bos_token_id is not None:
+        lead = [tokenizer.bos_token_id]  # so that the response's first token is scored
+
+    budget = _max_length(api) - len(lead) - len(response_ids)
+    truncated_response = max(0, -budget)
+    if truncated_response:
+        response_ids, tokens = response_ids[:budget], tokens[:budget]
+    kept_context = context_ids[len(context_ids) - min(max(budget, 0), len(context_ids)) :]
+    truncated_context = len(context_ids) - len(kept_context)
+    sequence = lead + kept_context + response_ids
+    first = len(lead) + len(kept_context)
+    if first == 0:  # nothing before the response's first token: it cannot be scored
+        first, tokens = 1, tokens[1:]
+
+    keep = len(sequence) - first + 1  # logits at positions first-1 .. end; the last one predicts nothing
+    with _FORWARD_LOCK, torch.inference_mode():
+        input_ids = torch.tensor([sequence], device=api.model.device)
+        options: dict[str, Any] = {"use_cache": False}
+        if "logits_to_keep" in pyinspect.signature(api.model.forward).parameters:
+            options["logits_to_keep"] = keep
+        logits = api.model(input_ids=input_ids, attention_mask=torch.ones_like(input_ids), **options).logits
+        logprobs = torch.log_softmax(logits[0, -keep:-1].float(), dim=-1)
+        targets = input_ids[0, first:]
+        token_logprobs = logprobs.gather(-1, targets[:, None])[:, 0].tolist()
+    return _likelihood(token_logprobs, tokens, truncated_context, truncated_response)
+
+
+# completions servers ---------------------------------------------------------------------------------
+
+
+async def _completions_likelihood(model: Model, context: str | None, response: str) -> Likelihood:
+    text, response_start = scored_text(context, response)
+    output = await model.generate(text, config=GenerateConfig(max_tokens=1, num_choices=1, prompt_logprobs=1))
+    prompt_logprobs = output.choices[0].prompt_logprobs if output.choices else None
+    if prompt_logprobs is None:
+        raise PrerequisiteError(
+            f"The server behind {model} returned no prompt_logprobs, so likelihoods cannot be computed. "
+            f"Likelihood scoring works with {SUPPORTED_PROVIDERS}. {LLAMA_CPP_NOTE}"
+        )
+    tokens = [logprob.token for logprob in prompt_logprobs.content]
+    first = response_token_start(text, response_start, tokens)
+    return _likelihood([logprob.logprob for logprob in prompt_logprobs.content[first:]], tokens[first:])
+
+
+def response_token_start(text: str, response_start: int, tokens: list[str]) -> int:
+    """Index of the first token holding a response character, matching decoded tokens to ``text`` from its end.
+
+    ``tokens`` are the decoded prompt tokens that came with a log-probability, in order (vLLM gives none
+    to the first prompt token). Only the tokens from the response's start to the end of the text must
+    reproduce it exactly; the context may hold characters split across byte-level tokens, which decode to
+    U+FFFD one token at a time. When the tokens run out before the response starts, the text's first token
+    (which has no log-probability) holds the response's start, and every returned token is a response token.
+    """
+    end = len(text)
+    for index in range(len(tokens) - 1, -1, -1):
+        start = end - len(tokens[index])
+        if start < 0 or text[start:end] != tokens[index]:
+            raise ValueError(
+                f"the server's prompt tokens do not reproduce the scored text: token {index} of {len(tokens)} "
+                f"decodes to {tokens[index]!r} where the text has {text[max(start, 0) : end]!r} "
+                f"(characters {max(start, 0)}-{end}); the response's tokens cannot be located"
+            )
+        if start <= response_start:
+            return index
+        end = start
+    return 0
+
+
+# solver ----------------------------------------------------------------------------------------------
+
+
+@solver
+def score_likelihood(model: str | Model | None = None) -> Solver:
+    """Score ``metadata["response"]`` given ``metadata["context"]`` (optional) by its mean token log-likelihood.
+
+    The :class:`Likelihood` fields go to ``state.store[STORE_KEY]``; ``state.output`` gets a one-line summary.
+
+    Args:
+        model: The model that scores (default: the model being evaluated).
+    """
+    if model is not None or active_model() is not None:
+        # fail at task creation, where inspect shows a PrerequisiteError as one clean message
+        check_likelihood_support(get_model(model))
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        response = state.metadata.get("response")
+        context = state.metadata.get("context")
+        if not isinstance(response, str) or not (context is None or isinstance(context, str)):
+            raise ValueError(
+                f"sample {state.sample_id}: likelihood scoring needs metadata 'response' (text) and optionally "
+                f"'context' (text); got response={type(response).__name__}, context={type(context).__name__}"
+            )
+        scorer = get_model(model)
+        likelihood = await response_likelihood(scorer, context, response)
+        state.store.set(STORE_KEY, asdict(likelihood))
+        state.output = ModelOutput.from_content(
+            model=str(scorer),
+            content=f"mean token log-likelihood {likelihood.mean_logprob:.4f} over {likelihood.n_tokens} tokens",
+        )
+        return state
+
+    return solve
