@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -26,12 +26,17 @@ def toy_tokens(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
-def _prompt_logprobs(tokens: list[str]) -> list[dict | None]:
+def by_position(prompt: str, position: int) -> float:
+    """The default log-probability of the prompt token at ``position``: ``-(position + 1)``."""
+    return -(position + 1.0)
+
+
+def _prompt_logprobs(prompt: str, tokens: list[str], logprob: Callable[[str, int], float]) -> list[dict | None]:
     vocabulary: dict[str, int] = {}
     entries: list[dict | None] = [None]
     for position, token in enumerate(tokens[1:], start=1):
         token_id = vocabulary.setdefault(token, 100 + len(vocabulary))
-        entry = {str(token_id): {"logprob": -(position + 1.0), "rank": 1, "decoded_token": token}}
+        entry = {str(token_id): {"logprob": logprob(prompt, position), "rank": 1, "decoded_token": token}}
         if position % 2:
             entry[str(token_id)]["rank"] = 2
             entry["7"] = {"logprob": -0.25, "rank": 1, "decoded_token": " likely"}
@@ -42,6 +47,7 @@ def _prompt_logprobs(tokens: list[str]) -> list[dict | None]:
 class _Handler(BaseHTTPRequestHandler):
     bos: bool
     with_prompt_logprobs: bool
+    logprob: Callable[[str, int], float]
     calls: list[dict]
 
     def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
@@ -53,7 +59,7 @@ class _Handler(BaseHTTPRequestHandler):
         tokens = ([BOS] if self.bos else []) + toy_tokens(body["prompt"])
         choice = {"index": 0, "text": " the", "logprobs": None, "finish_reason": "length", "stop_reason": None}
         if self.with_prompt_logprobs and body.get("prompt_logprobs"):
-            choice["prompt_logprobs"] = _prompt_logprobs(tokens)
+            choice["prompt_logprobs"] = _prompt_logprobs(body["prompt"], tokens, self.logprob)
         self._reply(
             200,
             {
@@ -79,16 +85,21 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def serve(bos: bool = True, prompt_logprobs: bool = True) -> Iterator[tuple[str, list[dict]]]:
+def serve(
+    bos: bool = True, prompt_logprobs: bool = True, logprob: Callable[[str, int], float] = by_position
+) -> Iterator[tuple[str, list[dict]]]:
     """Run the fake server; yields its base URL and the requests it received.
 
     Args:
         bos: Start every prompt with a BOS token, as vLLM does for tokenizers that add one.
         prompt_logprobs: Answer ``prompt_logprobs`` requests (False: ignore them, as llama.cpp's server does).
+        logprob: The log-probability of the prompt token at a position, from the prompt and the position.
     """
     calls: list[dict] = []
     handler = type(
-        "FakeCompletionsHandler", (_Handler,), {"bos": bos, "with_prompt_logprobs": prompt_logprobs, "calls": calls}
+        "FakeCompletionsHandler",
+        (_Handler,),
+        {"bos": bos, "with_prompt_logprobs": prompt_logprobs, "logprob": staticmethod(logprob), "calls": calls},
     )
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)

@@ -8,9 +8,12 @@ import re
 import subprocess
 
 import pytest
+from inspect_ai.log import read_eval_log
 
 from adherence_tasks.adherence import select_items
 from judge_data.human import load_criteria, load_items
+from solvers.likelihood import SEPARATOR
+from tests import fake_completions
 from tests.conftest import data_folder
 from tests.fake_judge import constant, serve
 from tests.test_inspect_integration import INSPECT, metrics_of, run_inspect
@@ -196,3 +199,81 @@ def test_dataset_without_public_scores_says_what_is_missing(tmp_path):
     assert result.returncode != 0
     assert "items.jsonl is missing: flask has no public human scores here" in output
     assert "-T data_dir=<folder>" in output
+
+
+def test_perplexity_setting_correlates_the_likelihood_with_the_humans(tmp_path):
+    """A completions server whose every token log-probability is the item's human fluency minus 10."""
+    folder = data_folder("human", "summeval")
+    seed = unambiguous_seed("summeval", 15)
+    criteria, _ = load_criteria(folder)
+    fluency = {
+        f"{item.task}{SEPARATOR}{item.response}": item.human["fluency"]
+        for item in select_items(load_items(folder, criteria), 15, seed)
+    }
+    with fake_completions.serve(logprob=lambda prompt, position: fluency[prompt] - 10) as (url, calls):
+        result = subprocess.run(
+            [
+                INSPECT,
+                "eval",
+                "adherence_tasks/summeval",
+                "--model",
+                "openai-api-completions/fakevllm/toy",
+                "-T",
+                f"data_dir={folder}",
+                "-T",
+                "n=15",
+                "-T",
+                f"seed={seed}",
+                "-T",
+                "setting=perplexity",
+                "--log-format",
+                "json",
+                "--display",
+                "none",
+            ],
+            env=dict(
+                os.environ,
+                FAKEVLLM_BASE_URL=url,
+                FAKEVLLM_API_KEY="test",
+                INSPECT_CACHE_DIR=str(tmp_path / "cache"),
+                INSPECT_LOG_DIR=str(tmp_path / "logs"),
+            ),
+            capture_output=True,
+            text=True,
+            timeout=600,
+            cwd=tmp_path,
+        )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    log = read_eval_log(str(next((tmp_path / "logs").glob("*.json"))))
+    metrics = metrics_of(log)
+    assert metrics["pearson/fluency"] == pytest.approx(1.0)
+    assert metrics["n/fluency"] == 15 and metrics["parse_failures"] == 0
+    assert len(calls) == 15 and all(call["prompt_logprobs"] == 1 for call in calls)
+    assert log.eval.metadata["criteria"]["fluency"]["expected_sign"] == 1
+
+
+def test_perplexity_setting_refuses_a_chat_provider_in_one_message(tmp_path):
+    with serve(constant("3")) as (url, calls):
+        result = subprocess.run(
+            [
+                INSPECT,
+                "eval",
+                "adherence_tasks/summeval",
+                "--model",
+                "openai-api/fakejudge/judge",
+                "-T",
+                f"data_dir={data_folder('human', 'summeval')}",
+                "-T",
+                "setting=perplexity",
+                "--display",
+                "plain",
+            ],
+            env=dict(os.environ, FAKEJUDGE_BASE_URL=url, FAKEJUDGE_API_KEY="t", INSPECT_LOG_DIR=str(tmp_path)),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=tmp_path,
+        )
+    output = result.stdout + result.stderr
+    assert result.returncode != 0 and not calls
+    assert "openai-api-completions/" in " ".join(output.split()) and "Traceback" not in output
