@@ -187,7 +187,9 @@ def requested_perturbations(value: str | Sequence[str] | None) -> list[str] | No
     """The perturbation ids of ``-T perturbations=``: ``None`` for ``all``; selecting nothing is an error."""
     names = names_option(value)
     if not names:
-        raise OptionError("perturbations selects nothing: pass comma-separated perturbation ids, or 'all' (the default)")
+        raise OptionError(
+            "perturbations selects nothing: pass comma-separated perturbation ids, or 'all' (the default)"
+        )
     return None if names == [ALL_PERTURBATIONS] else names
 
 

@@ -170,13 +170,28 @@ def write_suite(suite: Suite, path: str | Path) -> None:
 HEADER_FIELDS = {"dataset": str, "kind": str, "provenance": dict, "perturbations": dict, "report": dict}
 """Header fields every suite has, with their JSON types."""
 
-PERTURBATION_FIELDS = {
-    "family": (str,),
+PERTURBATION_VALUES = {
     "level": ("character", "word", "sentence"),
     "degree": ("minor", "major", None),
     "method": ("rule", "llm"),
 }
-"""Fields of a header's perturbation entry: a type, or the values allowed (``k`` is checked apart)."""
+"""Allowed values in a header's perturbation entry; ``family`` is a non-empty string, ``k`` a positive int or null."""
+
+
+def _check_perturbation_entry(entry: Any, where: str) -> None:
+    if not isinstance(entry, dict):
+        raise DataError(f"{where} must be an object with family, level, degree, method and k")
+    for name in ("family", *PERTURBATION_VALUES):
+        if name not in entry:
+            raise DataError(f"{where}: field {name!r} is missing")
+    if not isinstance(entry["family"], str) or not entry["family"]:
+        raise DataError(f"{where}: field 'family' must be a non-empty string, got {entry['family']!r}")
+    for name, allowed in PERTURBATION_VALUES.items():
+        if entry[name] not in allowed:
+            raise DataError(f"{where}: field {name!r} is {entry[name]!r}, expected one of {allowed}")
+    k = entry.get("k")
+    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+        raise DataError(f"{where}: field 'k' must be a positive integer or null, got {k!r}")
 
 
 def _check_header(header: dict[str, Any], source: Path) -> None:
@@ -188,19 +203,7 @@ def _check_header(header: dict[str, Any], source: Path) -> None:
                 f"{source}, row 1: header field {name!r} must be a JSON {'object' if kind is dict else 'string'}"
             )
     for pid, entry in header["perturbations"].items():
-        where = f"{source}, row 1: perturbations.{pid}"
-        if not isinstance(entry, dict):
-            raise DataError(f"{where} must be an object with {sorted([*PERTURBATION_FIELDS, 'k'])}")
-        for name, allowed in PERTURBATION_FIELDS.items():
-            if name not in entry:
-                raise DataError(f"{where}: field {name!r} is missing")
-            value = entry[name]
-            valid = isinstance(value, str) and bool(value) if allowed == (str,) else value in allowed
-            if not valid:
-                raise DataError(f"{where}: field {name!r} is {value!r}, expected {'a string' if allowed == (str,) else allowed}")
-        k = entry.get("k")
-        if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
-            raise DataError(f"{where}: field 'k' must be a positive integer or null, got {k!r}")
+        _check_perturbation_entry(entry, f"{source}, row 1: perturbations.{pid}")
 
 
 def _variants_field(row: dict[str, Any], known: set[str], source: Path, row_number: int) -> dict[str, str]:

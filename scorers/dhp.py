@@ -60,7 +60,10 @@ def dhp_discernment(
                 )
             )
             for name in metrics:
-                failed, asked = as_float(value.get(FAILURES_KEY.format(name))), as_float(value.get(ANSWERS_KEY.format(name)))
+                failed, asked = (
+                    as_float(value.get(FAILURES_KEY.format(name))),
+                    as_float(value.get(ANSWERS_KEY.format(name))),
+                )
                 failures[name] += 0.0 if math.isnan(failed) else failed
                 answers[name] += 0.0 if math.isnan(asked) else asked
         report = discernment_report(records, metrics, expert_weights, combine).as_metrics()

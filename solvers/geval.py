@@ -1,4 +1,4 @@
-"""G-Eval style rating: one prompt per criterion, several samples per prompt; the raw answers are kept for the scorer."""
+"""G-Eval style rating: one prompt per criterion, several samples per prompt, raw answers kept for the scorer."""
 
 from __future__ import annotations
 

@@ -193,7 +193,9 @@ def clean_failure(tmp_path: Path, task: str, *task_args: str) -> str:
 
 
 def test_unknown_perturbation_fails_with_a_clear_message(tmp_path, dhp_data):
-    output = clean_failure(tmp_path, "dhp_tasks/storycloze", f"data_dir={dhp_data('storycloze')}", "perturbations=typo_minor")
+    output = clean_failure(
+        tmp_path, "dhp_tasks/storycloze", f"data_dir={dhp_data('storycloze')}", "perturbations=typo_minor"
+    )
     assert "unknown perturbation(s) ['typo_minor']" in output
 
 
@@ -220,7 +222,11 @@ def test_negative_expert_weights_fail_before_any_judge_call(tmp_path, dhp_data):
     weights = tmp_path / "w.json"
     weights.write_text(json.dumps({"story": {"typos": {"coherence": 1, "consistency": -2, "fluency": 7}}}))
     output = clean_failure(
-        tmp_path, "dhp_tasks/storycloze", f"data_dir={dhp_data('storycloze')}", "perturbations=typos", f"expert_weights={weights}"
+        tmp_path,
+        "dhp_tasks/storycloze",
+        f"data_dir={dhp_data('storycloze')}",
+        "perturbations=typos",
+        f"expert_weights={weights}",
     )
     assert "story.typos.consistency: weights must be non-negative numbers, got -2" in " ".join(output.split())
 

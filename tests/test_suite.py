@@ -161,8 +161,16 @@ def _without(mapping, key):
         ({"format": "something-else"}, GOOD_ROW, "row 1: not a DHP suite header"),
         (_without(GOOD_HEADER, "provenance"), GOOD_ROW, "row 1: header field 'provenance' is missing"),
         (_without(GOOD_HEADER, "report"), GOOD_ROW, "row 1: header field 'report' is missing"),
-        ({**GOOD_HEADER, "perturbations": ["typos"]}, GOOD_ROW, "row 1: header field 'perturbations' must be a JSON object"),
-        ({**GOOD_HEADER, "perturbations": {"typos": {}}}, GOOD_ROW, "row 1: perturbations.typos: field 'family' is missing"),
+        (
+            {**GOOD_HEADER, "perturbations": ["typos"]},
+            GOOD_ROW,
+            "row 1: header field 'perturbations' must be a JSON object",
+        ),
+        (
+            {**GOOD_HEADER, "perturbations": {"typos": {}}},
+            GOOD_ROW,
+            "row 1: perturbations.typos: field 'family' is missing",
+        ),
         ({**GOOD_HEADER, "perturbations": {"typos": "rule"}}, GOOD_ROW, "row 1: perturbations.typos must be an object"),
         (
             {**GOOD_HEADER, "perturbations": {"typos": {**GOOD_HEADER["perturbations"]["typos"], "level": "letter"}}},
