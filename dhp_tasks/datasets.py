@@ -23,6 +23,7 @@ from judge_data import DataError, download, field, read_jsonl
 logger = logging.getLogger(__name__)
 
 SUMMEVAL_URL = "https://storage.googleapis.com/sfr-summarization-repo-research/model_annotations.aligned.paired.jsonl"
+"""Not pinned: the bucket has no versions and no checksum of this file is published; see :func:`summeval_remote`."""
 SUMPUBMED_RAW = "https://raw.githubusercontent.com/vgupta123/sumpubmed/c190db237ba5b8c01efd247e45d13cf0c8162842"
 SUMPUBMED_FILE_NUMBERS = range(1, 33000)
 STORYCLOZE_URL = (
@@ -30,6 +31,8 @@ STORYCLOZE_URL = (
     "data/cloze_test_val__spring2016%20-%20cloze_test_ALL_val.csv"
 )
 SQUAD_DEV_URL = "https://rajpurkar.github.io/SQuAD-explorer/dataset/dev-v1.1.json"
+SQUAD_DEV_SHA256 = "95aa6a52d5d6a735563366753ca50492a658031da74f301ac5238b03966972c9"
+"""sha256 of ``dev-v1.1.json`` (4,854,279 bytes) as published in tensorflow/datasets' SQuAD checksums file."""
 WMT22_RAW = (
     "https://raw.githubusercontent.com/wmt-conference/wmt22-news-systems/20240a2e96a50e823ea8cdf37fd8af52547146e3/txt"
 )
@@ -72,6 +75,11 @@ def summeval_local(folder: Path) -> list[Item]:
 
 
 def summeval_remote() -> list[Item]:
+    logger.warning(
+        "summeval: the public source %s has no published checksum, so its content is not verified; "
+        "pass -T data_dir=<folder> with a copy you trust to pin it",
+        SUMMEVAL_URL,
+    )
     path = download(SUMMEVAL_URL)
     return summeval_items(read_jsonl(path), SUMMEVAL_URL, "text")
 
@@ -190,7 +198,7 @@ def answer_equivalence_local(folder: Path) -> list[Item]:
 
 def answer_equivalence_remote() -> list[Item]:
     """AE's questions, paragraphs and references are SQuAD v1.1 dev items; the longest gold answer is the reference."""
-    path = download(SQUAD_DEV_URL)
+    path = download(SQUAD_DEV_URL, sha256=SQUAD_DEV_SHA256)
     squad = json.loads(path.read_text(encoding="utf-8"))
     items = []
     for article in squad["data"]:

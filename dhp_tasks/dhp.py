@@ -27,7 +27,7 @@ from dhp_tasks.perturbations import (
 )
 from dhp_tasks.prompts import TEXT_KINDS, TextKind
 from dhp_tasks.suite import all_perturbations, read_suite, rule_variants
-from judge_data import DataError, field, names_option, read_jsonl
+from judge_data import DataError, OptionError, id_field, names_option, optional_text_field, read_jsonl, text_field
 from scorers.dhp import dhp_discernment, mean_ratings
 from scorers.discernment import Combination
 from solvers.geval import rate_criteria
@@ -35,6 +35,15 @@ from solvers.geval import rate_criteria
 logger = logging.getLogger(__name__)
 
 DEFAULT_EXPERT_WEIGHTS = "expert_weights.json"
+
+DHP_TASK_VERSION = 1
+"""inspect's task version of every DHP task, also in the task metadata. Bump it whenever prompts, answer
+parsing or statistics change, so that results computed differently are never compared silently.
+
+1: answers parsed in the scorer; D is NaN (not 0) without pairs; metrics without pairs are left out
+of the p-value combination; parse-failure counts and rates live in the score value."""
+
+ALL_PERTURBATIONS = "all"
 
 
 def load_expert_weights(
@@ -53,23 +62,30 @@ def load_expert_weights(
             table = json.loads(Path(path).expanduser().read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as error:
             raise DataError(f"expert weights file {source}: {error}") from error
-    kind_table = table.get(kind.name)
+    kind_table = table.get(kind.name) if isinstance(table, Mapping) else None
     if not isinstance(kind_table, Mapping):
         raise DataError(f"expert weights file {source}: no table for kind of text {kind.name!r}")
-    metric_names = {criterion.name for criterion in kind.criteria}
+    metric_names = [criterion.name for criterion in kind.criteria]
     weights: dict[str, dict[str, float]] = {}
     for perturbation in perturbations:
-        entry = kind_table.get(perturbation.id, kind_table.get(perturbation.family))
+        entry_name = perturbation.id if perturbation.id in kind_table else perturbation.family
+        entry = kind_table.get(entry_name)
         if not isinstance(entry, Mapping):
             raise DataError(
                 f"expert weights file {source}: {kind.name} has no weights for {perturbation.id!r} "
                 f"(or its family {perturbation.family!r})"
             )
-        unknown = set(entry) - metric_names
+        unknown = set(entry) - set(metric_names)
         if unknown:
             raise DataError(
-                f"expert weights file {source}: {kind.name}.{perturbation.family}: unknown metric(s) {sorted(unknown)}"
+                f"expert weights file {source}: {kind.name}.{entry_name}: unknown metric(s) {sorted(unknown)}"
             )
+        for name, votes in entry.items():
+            if isinstance(votes, bool) or not isinstance(votes, (int, float)) or not 0 <= votes < float("inf"):
+                raise DataError(
+                    f"expert weights file {source}: {kind.name}.{entry_name}.{name}: "
+                    f"weights must be non-negative numbers, got {votes!r}"
+                )
         weights[perturbation.id] = {name: float(entry.get(name, 0.0)) for name in metric_names}
     return weights
 
@@ -133,24 +149,26 @@ def dhp_task(
     criteria = [criterion for criterion in kind.criteria if metrics is None or criterion.name in metrics]
     if metrics is not None and len(criteria) != len(metrics):
         unknown = sorted(set(metrics) - {criterion.name for criterion in kind.criteria})
-        raise ValueError(f"unknown metric(s) {unknown} for {kind.name}; choose from {[c.name for c in kind.criteria]}")
+        raise OptionError(f"unknown metric(s) {unknown} for {kind.name}; choose from {[c.name for c in kind.criteria]}")
     metric_names = [criterion.name for criterion in criteria]
     weights = load_expert_weights(kind, chosen, expert_weights)
     weights = {pid: {m: w for m, w in entry.items() if m in metric_names} for pid, entry in weights.items()}
     unweighted = sorted(pid for pid, entry in weights.items() if sum(entry.values()) <= 0)
     if unweighted:
-        raise ValueError(
+        raise OptionError(
             f"the expert weights of {unweighted} give no weight to the chosen metrics {metric_names}; "
             "choose other metrics or pass -T expert_weights=<file>"
         )
     return Task(
         dataset=MemoryDataset(build_samples(items, variants, chosen, name), name=f"dhp_{name}"),
         solver=rate_criteria(kind.prompt, criteria, repeats=repeats, temperature=temperature),
-        scorer=mean_ratings(metric_names),
+        scorer=mean_ratings(),
         metrics=[dhp_discernment(metric_names, weights, combine)],
         name=f"dhp_{name}",
+        version=DHP_TASK_VERSION,
         metadata={
             **metadata,
+            "task_version": DHP_TASK_VERSION,
             "kind": kind.name,
             "metrics": metric_names,
             "perturbations": {
@@ -165,13 +183,46 @@ def dhp_task(
     )
 
 
+def requested_perturbations(value: str | Sequence[str] | None) -> list[str] | None:
+    """The perturbation ids of ``-T perturbations=``: ``None`` for ``all``; selecting nothing is an error."""
+    names = names_option(value)
+    if not names:
+        raise OptionError(
+            "perturbations selects nothing: pass comma-separated perturbation ids, or 'all' (the default)"
+        )
+    return None if names == [ALL_PERTURBATIONS] else names
+
+
+def choose_perturbations(available: Sequence[Perturbation], names: list[str] | None) -> list[Perturbation]:
+    """``select_perturbations`` with an unknown id reported as an option error."""
+    try:
+        return select_perturbations(available, names)
+    except ValueError as error:
+        raise OptionError(str(error)) from error
+
+
+def perturbations_without_suite(dataset_name: str, names: list[str] | None) -> list[Perturbation]:
+    """Without a suite: the ids asked for, or for ``all`` every rule-based row, saying which rows need a suite."""
+    if names is not None:
+        return choose_perturbations(all_perturbations(dataset_name), names)
+    llm_rows = [p.id for p in all_perturbations(dataset_name) if p.method == "llm"]
+    if llm_rows:
+        logger.warning(
+            "%s: without a suite only the rule-based perturbations are judged; the LLM-based ones %s need a suite "
+            "(build one with dhp-build and pass -T suite=<file>)",
+            dataset_name,
+            llm_rows,
+        )
+    return list(PERTURBATIONS[dataset_name])
+
+
 def generated_variants(
     items: Sequence[Item], pool: Sequence[Item], chosen: Sequence[Perturbation], seed: int, name: str
 ) -> dict[str, dict[str, str]]:
     """Rule-based variants made at task time; LLM-based ones only come from a suite file."""
     llm_rows = [p.id for p in chosen if p.method == "llm"]
     if llm_rows:
-        raise ValueError(
+        raise OptionError(
             f"LLM-based perturbations {llm_rows} come from a suite: build one with dhp-build and pass -T suite=<file>"
         )
     variants, skipped = rule_variants(items, pool, chosen, seed)
@@ -194,12 +245,13 @@ def paper_dataset_task(
     combine: Combination,
     suite: str | None = None,
 ) -> Task:
+    names = requested_perturbations(perturbations)
     if suite is not None:
         built = read_suite(suite)
         if built.header["dataset"] != dataset.name:
-            raise ValueError(f"suite {suite} was built for {built.header['dataset']!r}, not {dataset.name!r}")
+            raise OptionError(f"suite {suite} was built for {built.header['dataset']!r}, not {dataset.name!r}")
         items, variants = built.items, built.variants
-        chosen = select_perturbations(built.perturbations(), perturbations)
+        chosen = choose_perturbations(built.perturbations(), names)
         metadata = {
             "source": f"suite {suite}",
             "suite": built.header["provenance"],
@@ -208,8 +260,7 @@ def paper_dataset_task(
     else:
         pool = load_pool(dataset, data_dir, n, seed)
         items = select_items(pool, n, seed, dataset.name)
-        available = all_perturbations(dataset.name) if perturbations else PERTURBATIONS[dataset.name]
-        chosen = select_perturbations(available, perturbations)
+        chosen = perturbations_without_suite(dataset.name, names)
         variants = generated_variants(items, pool, chosen, seed, dataset.name)
         metadata = {"source": str(data_dir) if data_dir else "public source", "n_requested": n, "n_eligible": len(pool)}
     return dhp_task(
@@ -234,7 +285,7 @@ def _dataset_task(dataset_name: str):
         data_dir: str | None = None,
         n: int = 100,
         seed: int = 0,
-        perturbations: str | list[str] | None = None,
+        perturbations: str | list[str] | None = ALL_PERTURBATIONS,
         repeats: int = 5,
         temperature: float = 0.0,
         expert_weights: str | None = None,
@@ -253,7 +304,8 @@ def _dataset_task(dataset_name: str):
         "    data_dir: local folder in the layout of shared/data/dhp/<dataset>/ (default: the public source)\n"
         "    n: number of reference texts (default 100, as in the paper)\n"
         "    seed: seed for item selection and rule-based perturbations\n"
-        "    perturbations: comma-separated perturbation ids (default: all the dataset has)\n"
+        "    perturbations: comma-separated perturbation ids, or 'all' (default): every rule-based row, and\n"
+        "        with a suite every row it holds\n"
         "    repeats: ratings per metric, averaged (default 5, as in the paper)\n"
         "    temperature: judge sampling temperature (default 0, as in the paper)\n"
         "    expert_weights: JSON file of expert weights (default: the bundled table)\n"
@@ -281,14 +333,12 @@ def load_custom_items(path: str | Path) -> list[Item]:
     items = []
     seen: set[str] = set()
     for n, row in read_jsonl(source):
-        item_id = str(field(row, "id", source, n))
+        item_id = id_field(row, "id", source, n)
         if item_id in seen:
             raise DataError(f"{source}, row {n}: duplicate id {item_id!r}")
         seen.add(item_id)
-        context = row.get("context")
-        if context is not None and not isinstance(context, str):
-            raise DataError(f"{source}, row {n}: field 'context' must be a string")
-        items.append(Item(item_id, str(field(row, "text", source, n)).strip(), context))
+        context = optional_text_field(row, "context", source, n)
+        items.append(Item(item_id, text_field(row, "text", source, n).strip(), context))
     if not items:
         raise DataError(f"custom data file {source} has no rows")
     return items
@@ -301,7 +351,7 @@ def custom(
     metrics: str | list[str] | None = None,
     n: int | None = None,
     seed: int = 0,
-    perturbations: str | list[str] | None = None,
+    perturbations: str | list[str] | None = ALL_PERTURBATIONS,
     repeats: int = 5,
     temperature: float = 0.0,
     expert_weights: str | None = None,
@@ -318,10 +368,10 @@ def custom(
         seed, perturbations, repeats, temperature, expert_weights, combine: as for the paper datasets
     """
     if kind not in TEXT_KINDS:
-        raise ValueError(f"unknown kind {kind!r}; choose from {sorted(TEXT_KINDS)}")
+        raise OptionError(f"unknown kind {kind!r}; choose from {sorted(TEXT_KINDS)}")
+    chosen = choose_perturbations(KIND_PERTURBATIONS[kind], requested_perturbations(perturbations))
     pool = load_custom_items(data)
     items = select_items(pool, n or len(pool), seed, "custom")
-    chosen = select_perturbations(KIND_PERTURBATIONS[kind], perturbations)
     return dhp_task(
         "custom",
         TEXT_KINDS[kind],

@@ -17,6 +17,8 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
+from scorers.values import as_float
+
 
 @dataclass(frozen=True)
 class StyleRow:
@@ -36,13 +38,17 @@ def averaged_scores(log_path: str | Path) -> tuple[str, str, dict[str, dict[str,
     log = read_eval_log(str(log_path))
     if not log.samples:
         raise ValueError(f"{log_path}: the log has no samples")
+    metrics = (log.eval.metadata or {}).get("metrics")
+    if not metrics:
+        raise ValueError(f"{log_path}: not a DHP log (its task metadata names no metrics)")
     by_variant: dict[str, dict[str, float]] = {}
     for sample in log.samples:
         metadata = sample.metadata or {}
         if "item_id" not in metadata or not sample.scores:
             continue
         value = next(iter(sample.scores.values())).value
-        finite = [float(v) for v in value.values() if isinstance(v, (int, float)) and not math.isnan(v)]
+        ratings = [as_float(value.get(name)) for name in metrics] if isinstance(value, dict) else []
+        finite = [rating for rating in ratings if not math.isnan(rating)]
         if finite:
             by_variant.setdefault(metadata["perturbation"], {})[metadata["item_id"]] = float(np.mean(finite))
     return log.eval.model, log.eval.task, by_variant

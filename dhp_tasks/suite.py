@@ -40,7 +40,7 @@ from dhp_tasks.perturbations import (
     Perturbation,
     select_perturbations,
 )
-from judge_data import DataError, read_jsonl
+from judge_data import DataError, id_field, optional_text_field, read_jsonl, text_field
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ class Suite:
     def perturbations(self) -> list[Perturbation]:
         """The suite's perturbation rows (without functions: the texts are already made)."""
         return [
-            Perturbation(pid, row["family"], row["level"], row["degree"], row["method"], row["k"])
+            Perturbation(pid, row["family"], row["level"], row["degree"], row["method"], row.get("k"))
             for pid, row in self.header["perturbations"].items()
         ]
 
@@ -167,8 +167,63 @@ def write_suite(suite: Suite, path: str | Path) -> None:
     Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+HEADER_FIELDS = {"dataset": str, "kind": str, "provenance": dict, "perturbations": dict, "report": dict}
+"""Header fields every suite has, with their JSON types."""
+
+PERTURBATION_VALUES = {
+    "level": ("character", "word", "sentence"),
+    "degree": ("minor", "major", None),
+    "method": ("rule", "llm"),
+}
+"""Allowed values in a header's perturbation entry; ``family`` is a non-empty string, ``k`` a positive int or null."""
+
+
+def _check_perturbation_entry(entry: Any, where: str) -> None:
+    if not isinstance(entry, dict):
+        raise DataError(f"{where} must be an object with family, level, degree, method and k")
+    for name in ("family", *PERTURBATION_VALUES):
+        if name not in entry:
+            raise DataError(f"{where}: field {name!r} is missing")
+    if not isinstance(entry["family"], str) or not entry["family"]:
+        raise DataError(f"{where}: field 'family' must be a non-empty string, got {entry['family']!r}")
+    for name, allowed in PERTURBATION_VALUES.items():
+        if entry[name] not in allowed:
+            raise DataError(f"{where}: field {name!r} is {entry[name]!r}, expected one of {allowed}")
+    k = entry.get("k")
+    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+        raise DataError(f"{where}: field 'k' must be a positive integer or null, got {k!r}")
+
+
+def _check_header(header: dict[str, Any], source: Path) -> None:
+    for name, kind in HEADER_FIELDS.items():
+        if name not in header:
+            raise DataError(f"{source}, row 1: header field {name!r} is missing")
+        if not isinstance(header[name], kind):
+            raise DataError(
+                f"{source}, row 1: header field {name!r} must be a JSON {'object' if kind is dict else 'string'}"
+            )
+    for pid, entry in header["perturbations"].items():
+        _check_perturbation_entry(entry, f"{source}, row 1: perturbations.{pid}")
+
+
+def _variants_field(row: dict[str, Any], known: set[str], source: Path, row_number: int) -> dict[str, str]:
+    variants = row.get("variants")
+    if not isinstance(variants, dict):
+        raise DataError(f"{source}, row {row_number}: field 'variants' must be an object (perturbation id -> text)")
+    unknown = set(variants) - known
+    if unknown:
+        raise DataError(f"{source}, row {row_number}: variants {sorted(unknown)} are not in the header's perturbations")
+    for pid, text in variants.items():
+        if not isinstance(text, str) or not text.strip():
+            raise DataError(f"{source}, row {row_number}: variants.{pid} must be a non-empty string")
+    return dict(variants)
+
+
 def read_suite(path: str | Path) -> Suite:
-    """A suite file written by :func:`write_suite` (or converted to its format), checked as it is read."""
+    """A suite file written by :func:`write_suite` (or converted to its format), checked as it is read.
+
+    Every problem is a :class:`DataError` naming the file, row and field, raised before any judge call.
+    """
     source = Path(path).expanduser()
     if not source.is_file():
         raise DataError(f"suite file {source} does not exist")
@@ -176,23 +231,24 @@ def read_suite(path: str | Path) -> Suite:
     if not rows or rows[0][1].get("format") != SUITE_FORMAT:
         raise DataError(f"{source}, row 1: not a DHP suite header (expected format {SUITE_FORMAT!r})")
     header = rows[0][1]
-    for name in ("dataset", "kind", "perturbations"):
-        if name not in header:
-            raise DataError(f"{source}, row 1: header field {name!r} is missing")
+    _check_header(header, source)
     known = set(header["perturbations"])
     items, variants = [], {}
     for row_number, row in rows[1:]:
-        for name in ("id", "text", "variants"):
-            if name not in row:
-                raise DataError(f"{source}, row {row_number}: field {name!r} is missing")
-        unknown = set(row["variants"]) - known
-        if unknown:
-            raise DataError(
-                f"{source}, row {row_number}: variants {sorted(unknown)} are not in the header's perturbations"
+        if "variants" not in row:
+            raise DataError(f"{source}, row {row_number}: field 'variants' is missing")
+        item_id = id_field(row, "id", source, row_number)
+        if item_id in variants:
+            raise DataError(f"{source}, row {row_number}: duplicate id {item_id!r}")
+        items.append(
+            Item(
+                item_id,
+                text_field(row, "text", source, row_number),
+                optional_text_field(row, "context", source, row_number),
+                optional_text_field(row, "wrong_text", source, row_number),
             )
-        item_id = str(row["id"])
-        items.append(Item(item_id, row["text"], row.get("context"), row.get("wrong_text")))
-        variants[item_id] = dict(row["variants"])
+        )
+        variants[item_id] = _variants_field(row, known, source, row_number)
     return Suite(header, items, variants)
 
 

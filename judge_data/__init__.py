@@ -1,6 +1,28 @@
 """Plumbing shared by every suite: downloads into the ``datasets`` cache, JSONL reading, clear data errors, options."""
 
-from judge_data.io import DataError, download, download_and_extract, download_error, field, read_jsonl
-from judge_data.options import names_option
+from judge_data.io import (
+    DataError,
+    download,
+    download_and_extract,
+    download_error,
+    field,
+    id_field,
+    optional_text_field,
+    read_jsonl,
+    text_field,
+)
+from judge_data.options import OptionError, names_option
 
-__all__ = ["DataError", "download", "download_and_extract", "download_error", "field", "names_option", "read_jsonl"]
+__all__ = [
+    "DataError",
+    "download",
+    "download_and_extract",
+    "download_error",
+    "field",
+    "id_field",
+    "names_option",
+    "OptionError",
+    "optional_text_field",
+    "read_jsonl",
+    "text_field",
+]

@@ -4,6 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from inspect_ai._util.error import PrerequisiteError
+
+
+class OptionError(ValueError, PrerequisiteError):
+    """A task option (``-T name=value``) that cannot be used; ``inspect eval`` shows the message without a traceback."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
 
 def names_option(value: str | Sequence[str] | None) -> list[str] | None:
     """A task option naming several things: ``a,b`` on the command line (inspect may already split it) or a list."""

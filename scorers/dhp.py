@@ -1,4 +1,10 @@
-"""inspect-ai scorer and metric for DHP: per-sample mean ratings in, discernment scores out."""
+"""inspect-ai scorer and metric for DHP: the judge's raw answers in, discernment scores out.
+
+The scorer parses the answers the solver stored, so ``inspect score`` can re-parse a finished log.
+Everything the metric needs is a number in the score value, so inspect's epoch reducer (a NaN-skipping
+mean by default) combines epochs key by key: per metric the mean parsed rating, the number of answers
+and the number of unparsable answers.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +17,14 @@ from inspect_ai.solver import TaskState
 
 from scorers.discernment import Combination, ScoreRecord, discernment_report
 from scorers.values import as_float
-from solvers.geval import RATINGS_STORE_KEY
+from solvers.geval import ANSWERS_STORE_KEY
+from solvers.score_parsing import parse_rating
+
+ANSWERS_KEY = "answers/{}"
+"""Score-value key: how many answers the judge gave for a metric."""
+
+FAILURES_KEY = "parse_failures/{}"
+"""Score-value key: how many of those answers had no parsable rating."""
 
 
 @metric
@@ -23,12 +36,16 @@ def dhp_discernment(
     """D_avg, D_min (with and without expert weights), D per perturbation, p-values and parse failures.
 
     Copes with partial results (inspect computes metrics while a run is in progress): items whose
-    original or perturbed variant is not scored yet simply do not form pairs.
+    original or perturbed variant is not scored yet simply do not form pairs. Parse failures are
+    summed over samples from the score values; with several epochs and the mean reducer each sample
+    holds its mean per epoch, so ``parse_failures`` counts unparsable answers per epoch and
+    ``parse_failure_rate`` (failures / answers) is exact whatever the number of epochs.
     """
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         records = []
-        failures = {name: 0 for name in metrics}
+        failures = {name: 0.0 for name in metrics}
+        answers = {name: 0.0 for name in metrics}
         for sample_score in scores:
             metadata = sample_score.sample_metadata or {}
             value = sample_score.score.value
@@ -42,39 +59,53 @@ def dhp_discernment(
                     scores={name: as_float(value.get(name)) for name in metrics},
                 )
             )
-            for name, count in ((sample_score.score.metadata or {}).get("parse_failures") or {}).items():
-                if name in failures:
-                    failures[name] += int(count)
+            for name in metrics:
+                failed, asked = (
+                    as_float(value.get(FAILURES_KEY.format(name))),
+                    as_float(value.get(ANSWERS_KEY.format(name))),
+                )
+                failures[name] += 0.0 if math.isnan(failed) else failed
+                answers[name] += 0.0 if math.isnan(asked) else asked
         report = discernment_report(records, metrics, expert_weights, combine).as_metrics()
-        report["parse_failures"] = float(sum(failures.values()))
-        for name, count in failures.items():
-            report[f"parse_failures/{name}"] = float(count)
+        report["parse_failures"] = sum(failures.values())
+        report["parse_failure_rate"] = _rate(sum(failures.values()), sum(answers.values()))
+        for name in metrics:
+            report[f"parse_failures/{name}"] = failures[name]
+            report[f"parse_failure_rate/{name}"] = _rate(failures[name], answers[name])
         return report
 
     return compute
 
 
-@scorer(metrics=[])
-def mean_ratings(metrics: Sequence[str]) -> Scorer:
-    """Score a sample with ``{metric: mean parsed rating}`` (NaN where no answer parsed).
+def _rate(failures: float, answers: float) -> float:
+    return failures / answers if answers > 0 else math.nan
 
-    Unparsable answers are counted per metric in the score's metadata (``parse_failures``) and left
-    out of the mean; the raw answers stay in the metadata for inspection.
+
+@scorer(metrics=[])
+def mean_ratings() -> Scorer:
+    """Parse the judge's stored answers and score a sample with numbers only, per metric:
+
+    ``<metric>`` (mean parsed rating, NaN where no answer parsed), ``answers/<metric>`` and
+    ``parse_failures/<metric>``. Unparsable answers are counted and left out of the mean, never
+    guessed. The metadata keeps every raw answer beside its parsed value for inspection.
     """
 
     async def score(state: TaskState, target: Target) -> Score:
-        ratings = state.store.get(RATINGS_STORE_KEY) or {}
-        means: dict[str, float] = {}
-        failures: dict[str, int] = {}
-        for name in metrics:
-            parsed = [value for value in ratings.get(name, {}).get("scores", []) if value is not None]
-            answers = ratings.get(name, {}).get("answers", [])
-            failures[name] = len(answers) - len(parsed)
-            means[name] = float(np.mean(parsed)) if parsed else math.nan
-        return Score(
-            value=means,
-            answer=state.output.completion,
-            metadata={"parse_failures": failures, "ratings": ratings},
-        )
+        stored = state.store.get(ANSWERS_STORE_KEY)
+        if not stored:
+            raise ValueError(f"sample {state.sample_id} has no judge answers in its store ({ANSWERS_STORE_KEY!r})")
+        low, high = stored["low"], stored["high"]
+        ratings = {
+            name: {"answers": texts, "scores": [parse_rating(text, low, high) for text in texts]}
+            for name, texts in stored["answers"].items()
+        }
+        value: dict[str, float] = {}
+        for name, rating in ratings.items():
+            parsed = [score for score in rating["scores"] if score is not None]
+            value[name] = float(np.mean(parsed)) if parsed else math.nan
+        for name, rating in ratings.items():
+            value[ANSWERS_KEY.format(name)] = float(len(rating["answers"]))
+            value[FAILURES_KEY.format(name)] = float(sum(score is None for score in rating["scores"]))
+        return Score(value=value, answer=state.output.completion, metadata={"ratings": ratings})
 
     return score

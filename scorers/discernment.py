@@ -32,8 +32,8 @@ _LANDAU_LOCATION = 1.0 - float(np.euler_gamma) + math.log(math.pi / 2)
 def wilcoxon_greater(original: Sequence[float], perturbed: Sequence[float]) -> float:
     """One-sided Wilcoxon signed-rank p-value for "originals score higher than perturbed texts".
 
-    Uses scipy's defaults (as the paper did) and returns 1.0 where the test has nothing to rank:
-    no pairs, or every difference zero.
+    Uses scipy's defaults (as the paper did). With no pairs there is no evidence either way and the
+    p-value is NaN; pairs whose differences are all zero are evidence of no discernment, p = 1.
     """
     original_scores = np.asarray(original, dtype=float)
     perturbed_scores = np.asarray(perturbed, dtype=float)
@@ -41,7 +41,9 @@ def wilcoxon_greater(original: Sequence[float], perturbed: Sequence[float]) -> f
         raise ValueError(
             f"paired scores differ in length: {original_scores.size} originals, {perturbed_scores.size} perturbed"
         )
-    if original_scores.size == 0 or np.all(original_scores == perturbed_scores):
+    if original_scores.size == 0:
+        return math.nan
+    if np.all(original_scores == perturbed_scores):
         return 1.0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -50,12 +52,16 @@ def wilcoxon_greater(original: Sequence[float], perturbed: Sequence[float]) -> f
     return 1.0 if math.isnan(p_value) else p_value
 
 
+def _check_weights(weights: Mapping[str, float]) -> None:
+    if any(weight < 0 for weight in weights.values()):
+        raise ValueError(f"expert weights must not be negative: {dict(weights)}")
+
+
 def _normalised_weights(p_values: Mapping[str, float], weights: Mapping[str, float]) -> dict[str, float]:
     missing = sorted(set(p_values) - set(weights))
     if missing:
         raise ValueError(f"expert weights have no entry for metric(s) {missing}")
-    if any(weights[name] < 0 for name in p_values):
-        raise ValueError(f"expert weights must not be negative: {dict(weights)}")
+    _check_weights(weights)
     total = sum(weights[name] for name in p_values)
     if total <= 0:
         raise ValueError(f"expert weights sum to zero over metrics {sorted(p_values)}")
@@ -75,14 +81,22 @@ def combine_p_values(
     give p = 1. ``paper``: DHP's unweighted formula as printed, ``1/sum(1/p_j)``, which is M times
     smaller than the harmonic mean (M metrics at p = 1 give 1/M); weighted, it equals ``hmp``.
     ``wilson``: Wilson's (2019) asymptotically exact p-value for the weighted harmonic mean.
+
+    NaN p-values (metrics without pairs) are left out, with their weights; the result is NaN when no
+    p-value is left, or when the weights put everything on the metrics left out.
     """
+    if method not in ("hmp", "paper", "wilson"):
+        raise ValueError(f"unknown p-value combination {method!r}; use 'hmp', 'paper' or 'wilson'")
+    p_values = {name: p for name, p in p_values.items() if not math.isnan(p)}
     if not p_values:
-        return 1.0
+        return math.nan
     floored = {name: max(p, P_FLOOR) for name, p in p_values.items()}
     if method == "paper" and weights is None:
         return min(1.0, 1.0 / sum(1.0 / p for p in floored.values()))
-    if method not in ("hmp", "paper", "wilson"):
-        raise ValueError(f"unknown p-value combination {method!r}; use 'hmp', 'paper' or 'wilson'")
+    if weights is not None:
+        _check_weights(weights)
+        if sum(weights.get(name, 0.0) for name in floored) == 0 and any(weights.values()):
+            return math.nan
     normalised = _normalised_weights(floored, weights or {name: 1.0 for name in floored})
     inverse_hmp = sum(normalised[name] / p for name, p in floored.items())
     if method == "wilson":
@@ -92,18 +106,24 @@ def combine_p_values(
 
 
 def discernment(p_value: float) -> float:
-    """D = log_0.05(p), with p floored at the smallest positive float; 0 for p = 1."""
+    """D = log_0.05(p), with p floored at the smallest positive float; 0 for p = 1, NaN for an undefined p."""
+    if math.isnan(p_value):
+        return math.nan
     p = min(1.0, max(p_value, P_FLOOR))
     return max(0.0, math.log(p) / math.log(SIGNIFICANCE))
 
 
 def level_balanced_mean(values: Mapping[str, float], levels: Mapping[str, str]) -> float:
-    """Average giving each perturbation level (C, W, S) the same total weight, split equally inside a level."""
+    """Average giving each perturbation level (C, W, S) the same total weight, split equally inside a level.
+
+    Only defined (non-NaN) values count; a level without any drops out. NaN when nothing is defined.
+    """
     by_level: dict[str, list[float]] = {}
     for name, value in values.items():
-        by_level.setdefault(levels[name], []).append(value)
+        if not math.isnan(value):
+            by_level.setdefault(levels[name], []).append(value)
     if not by_level:
-        return 0.0
+        return math.nan
     return float(np.mean([np.mean(level_values) for level_values in by_level.values()]))
 
 
@@ -119,6 +139,9 @@ class ScoreRecord:
 
 @dataclass
 class PerturbationResult:
+    """One perturbation's tests. ``p_values`` is NaN for a metric without pairs; such metrics are left out of
+    ``p`` and ``p_ew``, which are NaN (and so are ``D`` and ``D_ew``) when no metric has pairs."""
+
     perturbation: str
     level: str
     p_values: dict[str, float]
@@ -128,14 +151,30 @@ class PerturbationResult:
     D: float
     D_ew: float
 
+    @property
+    def n_metrics_without_pairs(self) -> int:
+        return sum(1 for count in self.n_pairs.values() if count == 0)
+
 
 @dataclass
 class DiscernmentReport:
+    """Per-perturbation results and their summaries over the perturbations whose D is defined."""
+
     perturbations: dict[str, PerturbationResult] = field(default_factory=dict)
-    D_avg: float = 0.0
-    D_min: float = 0.0
-    D_avg_EW: float = 0.0
-    D_min_EW: float = 0.0
+    D_avg: float = math.nan
+    D_min: float = math.nan
+    D_avg_EW: float = math.nan
+    D_min_EW: float = math.nan
+
+    @property
+    def n_undefined(self) -> int:
+        """Perturbations whose D is NaN: no metric had a complete pair."""
+        return sum(1 for result in self.perturbations.values() if math.isnan(result.D))
+
+    @property
+    def n_undefined_EW(self) -> int:
+        """Perturbations whose expert-weighted D is NaN: no pairs on the metrics that carry weight."""
+        return sum(1 for result in self.perturbations.values() if math.isnan(result.D_ew))
 
     def as_metrics(self) -> dict[str, float]:
         """Flat name -> value mapping, the form both harnesses log."""
@@ -144,11 +183,14 @@ class DiscernmentReport:
             "D_min": self.D_min,
             "D_avg_EW": self.D_avg_EW,
             "D_min_EW": self.D_min_EW,
+            "n_undefined": float(self.n_undefined),
+            "n_undefined_EW": float(self.n_undefined_EW),
         }
         for name, result in self.perturbations.items():
             flat[f"D/{name}"] = result.D
             flat[f"D_EW/{name}"] = result.D_ew
         for name, result in self.perturbations.items():
+            flat[f"n_metrics_without_pairs/{name}"] = float(result.n_metrics_without_pairs)
             for metric, p_value in result.p_values.items():
                 flat[f"p/{name}/{metric}"] = p_value
                 flat[f"n_pairs/{name}/{metric}"] = float(result.n_pairs[metric])
@@ -157,6 +199,11 @@ class DiscernmentReport:
 
 def _finite(value: float | None) -> bool:
     return value is not None and not math.isnan(value)
+
+
+def _defined_min(values: Iterable[float]) -> float:
+    defined = [value for value in values if not math.isnan(value)]
+    return min(defined) if defined else math.nan
 
 
 def discernment_report(
@@ -168,8 +215,10 @@ def discernment_report(
     """Pair each perturbed text with its original and compute the full DHP report.
 
     Records may be incomplete (a run in progress, a perturbation not applicable to an item): a pair
-    counts for a metric only when both its scores are present and finite. ``expert_weights`` maps a
-    perturbation id to metric weights; a perturbation without an entry splits its weight equally.
+    counts for a metric only when both its scores are present and finite. A metric without pairs has
+    no p-value (NaN) and is left out of the combination; a perturbation without pairs on any metric
+    has no D (NaN), and ``D_avg``/``D_min`` summarise the defined values only. ``expert_weights`` maps
+    a perturbation id to metric weights; a perturbation without an entry splits its weight equally.
     """
     originals: dict[str, Mapping[str, float]] = {}
     perturbed: dict[str, dict[str, Mapping[str, float]]] = {}
@@ -212,12 +261,11 @@ def discernment_report(
             D_ew=discernment(p_ew),
         )
 
-    if report.perturbations:
-        level_of = {name: result.level for name, result in report.perturbations.items()}
-        d = {name: result.D for name, result in report.perturbations.items()}
-        d_ew = {name: result.D_ew for name, result in report.perturbations.items()}
-        report.D_avg = level_balanced_mean(d, level_of)
-        report.D_min = min(d.values())
-        report.D_avg_EW = level_balanced_mean(d_ew, level_of)
-        report.D_min_EW = min(d_ew.values())
+    level_of = {name: result.level for name, result in report.perturbations.items()}
+    d = {name: result.D for name, result in report.perturbations.items()}
+    d_ew = {name: result.D_ew for name, result in report.perturbations.items()}
+    report.D_avg = level_balanced_mean(d, level_of)
+    report.D_min = _defined_min(d.values())
+    report.D_avg_EW = level_balanced_mean(d_ew, level_of)
+    report.D_min_EW = _defined_min(d_ew.values())
     return report

@@ -1,4 +1,4 @@
-"""G-Eval style rating: one prompt per criterion, several samples per prompt, each answer parsed to a score."""
+"""G-Eval style rating: one prompt per criterion, several samples per prompt, raw answers kept for the scorer."""
 
 from __future__ import annotations
 
@@ -9,10 +9,12 @@ from dataclasses import dataclass
 from inspect_ai.model import GenerateConfig, Model, ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from solvers.score_parsing import parse_rating
+ANSWERS_STORE_KEY = "judge_answers"
+"""Where the solver leaves ``{"low": 1, "high": 5, "answers": {criterion: [raw answer, ...]}}`` for the scorer.
 
-RATINGS_STORE_KEY = "ratings"
-"""Where the solver leaves ``{criterion: {"answers": [...], "scores": [...]}}`` for the scorer."""
+Answers are parsed by the scorer, not here, so ``inspect score`` can re-parse a finished log without
+calling the judge again.
+"""
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,8 @@ def rate_criteria(
     """Rate the sample's text (metadata ``response``, with optional ``context``) on every criterion.
 
     Each criterion is asked in its own prompt; the judged text is always shown alone, never beside
-    another variant. Raw answers and parsed scores go to the sample store under ``ratings``.
+    another variant. The raw answers and the score range go to the sample store under
+    ``judge_answers``; parsing them is the scorer's job.
     """
     if repeats < 1:
         raise ValueError(f"repeats must be at least 1, got {repeats}")
@@ -94,15 +97,9 @@ def rate_criteria(
         answer_lists = await asyncio.gather(
             *(sample_answers(model, prompt.render(criterion, text, context), repeats, config) for criterion in criteria)
         )
-        ratings = {
-            criterion.name: {
-                "answers": answers,
-                "scores": [parse_rating(answer, prompt.low, prompt.high) for answer in answers],
-            }
-            for criterion, answers in zip(criteria, answer_lists)
-        }
-        state.store.set(RATINGS_STORE_KEY, ratings)
-        summary = "\n".join(f"{name}: {rating['scores']}" for name, rating in ratings.items())
+        answers = {criterion.name: list(texts) for criterion, texts in zip(criteria, answer_lists)}
+        state.store.set(ANSWERS_STORE_KEY, {"low": prompt.low, "high": prompt.high, "answers": answers})
+        summary = "\n".join(f"{name}: {texts}" for name, texts in answers.items())
         state.output = ModelOutput.from_content(model=str(model), content=summary)
         return state
 

@@ -85,6 +85,33 @@ def test_custom_items_and_errors(tmp_path):
         load_custom_items(broken)
 
 
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("[1, 2]", "row 2: expected a JSON object, got list"),
+        ('"just text"', "row 2: expected a JSON object, got str"),
+        ('{"id": "b", "text": {"x": 1}}', "row 2: field 'text' must be a string, got dict"),
+        ('{"id": "b", "text": 5}', "row 2: field 'text' must be a string, got int"),
+        ('{"id": "b", "text": "ok", "context": ["c"]}', "row 2: field 'context' must be a string, got list"),
+        ('{"id": {"n": 1}, "text": "ok"}', "row 2: field 'id' must be a string or an integer, got dict"),
+    ],
+)
+def test_custom_rows_of_the_wrong_type_name_file_row_and_field(tmp_path, line, message):
+    path = tmp_path / "mine.jsonl"
+    path.write_text('{"id": "a", "text": "A text."}\n' + line + "\n")
+    with pytest.raises(DataError, match=f"mine.jsonl, {message}"):
+        load_custom_items(path)
+
+
+def test_data_errors_are_inspect_prerequisite_errors():
+    """inspect shows a PrerequisiteError's message alone, without a traceback."""
+    from inspect_ai._util.error import PrerequisiteError
+
+    error = DataError("f.jsonl, row 2: field 'text' is missing or empty")
+    assert isinstance(error, ValueError) and isinstance(error, PrerequisiteError)
+    assert error.message == str(error) == "f.jsonl, row 2: field 'text' is missing or empty"
+
+
 def test_sumpubmed_background_section():
     text = "BACKGROUND\nfirst line.\nsecond line.\nMETHODS\nmethods text\n"
     assert background_section(text, "f") == "first line.\nsecond line."
@@ -93,7 +120,7 @@ def test_sumpubmed_background_section():
 
 
 def _serve_files(monkeypatch, files):
-    monkeypatch.setattr(datasets, "download", lambda url: files[url])
+    monkeypatch.setattr(datasets, "download", lambda url, sha256=None: files[url])
 
 
 def test_wmt22_remote_reads_the_official_text_files(monkeypatch, tmp_path, dhp_data):
@@ -186,6 +213,69 @@ def test_answer_equivalence_remote_reads_squad(monkeypatch, tmp_path):
     items = DATASETS["answer_equivalence"].load_remote(100, 0)
     assert [(i.id, i.text) for i in items] == [("q1", long_answer)]
     assert "Q1?" in items[0].context and "Para." in items[0].context
+
+
+def test_squad_download_is_checked_against_its_published_sha256(monkeypatch, tmp_path):
+    asked = {}
+
+    def fake_download(url, sha256=None):
+        asked[url] = sha256
+        path = tmp_path / "dev.json"
+        path.write_text('{"data": []}')
+        return path
+
+    monkeypatch.setattr(datasets, "download", fake_download)
+    datasets.answer_equivalence_remote()
+    assert asked == {datasets.SQUAD_DEV_URL: "95aa6a52d5d6a735563366753ca50492a658031da74f301ac5238b03966972c9"}
+
+
+def test_github_sources_are_pinned_to_a_commit():
+    import re
+
+    commit = re.compile(r"/[0-9a-f]{40}(/|$)")
+    for url in (datasets.SUMPUBMED_RAW, datasets.STORYCLOZE_URL, datasets.WMT22_RAW, datasets.WMT22_XML):
+        assert commit.search(url), url
+
+
+@pytest.fixture
+def local_http(tmp_path, monkeypatch):
+    """Files served over http://127.0.0.1, downloaded through the real ``datasets`` cache (in tmp_path)."""
+    import functools
+    import http.server
+    import threading
+
+    import datasets as hf_datasets
+
+    served = tmp_path / "served"
+    served.mkdir()
+    monkeypatch.setattr(hf_datasets.config, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(hf_datasets.config, "DOWNLOADED_DATASETS_PATH", tmp_path / "downloads")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(served))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield served, f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_download_checks_the_sha256(local_http):
+    import hashlib
+
+    served, base_url = local_http
+    content = b'{"data": []}\n'
+    (served / "good.json").write_bytes(content)
+    expected = hashlib.sha256(content).hexdigest()
+    path = datasets.download(f"{base_url}/good.json", sha256=expected)
+    assert path.read_bytes() == content
+
+    (served / "changed.json").write_bytes(b'{"data": ["changed"]}\n')
+    url = f"{base_url}/changed.json"
+    actual = hashlib.sha256(b'{"data": ["changed"]}\n').hexdigest()
+    with pytest.raises(DataError) as error:
+        datasets.download(url, sha256=expected)
+    message = str(error.value)
+    assert url in message and f"expected {expected}" in message and f"sha256 {actual}" in message
 
 
 def test_offline_download_gives_a_clear_error(monkeypatch):

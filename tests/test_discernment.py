@@ -37,11 +37,11 @@ def test_wilcoxon_with_zero_differences_matches_scipy():
     assert wilcoxon_greater(original, perturbed) == pytest.approx(expected)
 
 
-def test_wilcoxon_all_tied_is_one_without_warnings():
+def test_wilcoxon_all_tied_is_one_and_no_pairs_is_undefined_without_warnings():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert wilcoxon_greater([3, 3, 3, 3], [3, 3, 3, 3]) == 1.0
-        assert wilcoxon_greater([], []) == 1.0
+        assert math.isnan(wilcoxon_greater([], []))
 
 
 def test_wilcoxon_perturbed_higher_gives_large_p():
@@ -71,6 +71,19 @@ def test_paper_expert_weighted_mean_normalises_votes():
     expected = 1 / (0.4 / 0.01 + 0.1 / 0.5 + 0.5 / 0.02)
     assert combine_p_values(p, votes) == pytest.approx(expected)
     assert combine_p_values(p, votes, method="paper") == pytest.approx(expected)
+
+
+def test_metrics_without_pairs_are_left_out_of_the_combination():
+    with_missing = {"a": 0.1, "b": math.nan, "c": 0.4}
+    assert combine_p_values(with_missing) == pytest.approx(2 / (10 + 2.5))
+    # as printed, the paper's formula then sums over the two metrics that have a p-value
+    assert combine_p_values(with_missing, method="paper") == pytest.approx(1 / (10 + 2.5))
+    weights = {"a": 1.0, "b": 8.0, "c": 1.0}
+    assert combine_p_values(with_missing, weights) == pytest.approx(combine_p_values({"a": 0.1, "c": 0.4}))
+    assert math.isnan(combine_p_values({"a": math.nan, "b": math.nan}))
+    assert math.isnan(combine_p_values({}))
+    # all the weight on the metric without pairs: the weighted p-value is undefined, not 1
+    assert math.isnan(combine_p_values({"a": 0.01, "b": math.nan}, {"a": 0.0, "b": 1.0}))
 
 
 def test_single_metric_combination_is_identity():
@@ -124,12 +137,20 @@ def test_discernment_values():
     assert discernment(1.0) == 0.0
     assert discernment(0.0) == pytest.approx(math.log(P_FLOOR) / math.log(0.05))
     assert math.isfinite(discernment(0.0))
+    assert math.isnan(discernment(math.nan))
 
 
 def test_level_balanced_mean_weights_levels_equally():
     values = {"c1": 1.0, "c2": 3.0, "w1": 2.0, "s1": 5.0, "s2": 1.0, "s3": 0.0}
     levels = {"c1": "character", "c2": "character", "w1": "word", "s1": "sentence", "s2": "sentence", "s3": "sentence"}
     assert level_balanced_mean(values, levels) == pytest.approx((2.0 + 2.0 + 2.0) / 3)
+
+
+def test_level_balanced_mean_skips_undefined_values():
+    values = {"c1": 1.0, "c2": math.nan, "w1": math.nan, "s1": 4.0}
+    levels = {"c1": "character", "c2": "character", "w1": "word", "s1": "sentence"}
+    assert level_balanced_mean(values, levels) == pytest.approx((1.0 + 4.0) / 2)
+    assert math.isnan(level_balanced_mean({"w1": math.nan}, {"w1": "word"}))
 
 
 def _records(
@@ -185,9 +206,51 @@ def test_report_levels_and_expert_weights():
     assert set(metrics) >= {"D_avg", "D_min", "D_avg_EW", "D_min_EW", "D/typos", "D_EW/reorder"}
 
 
-def test_report_with_no_records_is_zero():
+def test_report_with_no_records_is_undefined():
     report = discernment_report([], ["m"])
-    assert report.perturbations == {} and report.D_avg == 0.0 and report.D_min == 0.0
+    assert report.perturbations == {}
+    assert all(math.isnan(value) for value in (report.D_avg, report.D_min, report.D_avg_EW, report.D_min_EW))
+    assert report.n_undefined == 0
+
+
+def test_report_without_pairs_is_undefined_not_zero():
+    """A judge whose answers never parse has no D at all; one that rates every pair equal has D = 0."""
+    strong = [4, 3, 2, 1.5, 1.2, 1.1]
+    records = [ScoreRecord(f"i{i}", "original", None, {"a": 5, "b": 5}) for i in range(6)]
+    # typos: metric b never parsed for the perturbed copies
+    records += [ScoreRecord(f"i{i}", "typos", "character", {"a": s, "b": math.nan}) for i, s in enumerate(strong)]
+    # deletion: nothing parsed at all
+    records += [ScoreRecord(f"i{i}", "deletion", "character", {"a": math.nan, "b": math.nan}) for i in range(6)]
+    # reorder: every pair rated equal
+    records += [ScoreRecord(f"i{i}", "reorder", "sentence", {"a": 5, "b": 5}) for i in range(6)]
+    weights = {"typos": {"a": 0.0, "b": 1.0}, "deletion": {"a": 1.0, "b": 1.0}, "reorder": {"a": 1.0, "b": 1.0}}
+    report = discernment_report(records, ["a", "b"], weights)
+
+    typos = report.perturbations["typos"]
+    assert typos.n_pairs == {"a": 6, "b": 0} and typos.n_metrics_without_pairs == 1
+    assert typos.p == pytest.approx(1 / 64)  # b is left out, not entered as p = 1
+    assert math.isnan(typos.p_values["b"])
+    assert math.isnan(typos.D_ew)  # all expert weight on b, which has no pairs
+    deletion = report.perturbations["deletion"]
+    assert deletion.n_metrics_without_pairs == 2 and math.isnan(deletion.D) and math.isnan(deletion.D_ew)
+    assert report.perturbations["reorder"].D == 0.0
+
+    assert report.n_undefined == 1 and report.n_undefined_EW == 2
+    # levels: character has only typos defined, sentence has reorder (D = 0)
+    assert report.D_avg == pytest.approx((discernment(1 / 64) + 0.0) / 2)
+    assert report.D_min == 0.0
+    assert report.D_avg_EW == 0.0 and report.D_min_EW == 0.0
+    metrics = report.as_metrics()
+    assert metrics["n_undefined"] == 1 and metrics["n_undefined_EW"] == 2
+    assert metrics["n_metrics_without_pairs/typos"] == 1 and metrics["n_metrics_without_pairs/deletion"] == 2
+    assert math.isnan(metrics["D/deletion"]) and math.isnan(metrics["p/deletion/a"])
+
+
+def test_report_with_every_perturbation_undefined_is_nan():
+    records = [ScoreRecord("i0", "original", None, {"m": math.nan}), ScoreRecord("i0", "typos", "character", {"m": 2})]
+    report = discernment_report(records, ["m"])
+    assert report.n_undefined == 1
+    assert all(math.isnan(value) for value in (report.D_avg, report.D_min, report.D_avg_EW, report.D_min_EW))
 
 
 def test_report_requires_a_level_for_perturbed_records():

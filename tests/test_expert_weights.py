@@ -66,3 +66,17 @@ def test_metric_subset_without_weight_is_refused(tmp_path):
     )
     with pytest.raises(ValueError, match="give no weight to the chosen metrics"):
         custom(data=str(data), kind="story", metrics="coherence", perturbations="char_deletion")
+
+
+@pytest.mark.parametrize(
+    ("votes", "shown"),
+    [(-1, "-1"), ("9", "'9'"), (True, "True"), (None, "None"), ([1], r"\[1\]")],
+)
+def test_bad_weights_are_refused_at_task_creation(tmp_path, votes, shown):
+    """Before any judge call, naming the file and the entry, not in the metric after the run."""
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"id": "a", "text": "He smiled at the dog and walked home. Then he slept."}\n')
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps({"story": {"typos": {"coherence": 1, "consistency": votes, "fluency": 2}}}))
+    with pytest.raises(DataError, match=rf"w.json: story.typos.consistency: .*non-negative numbers, got {shown}"):
+        custom(data=str(data), kind="story", perturbations="typos", expert_weights=str(path))

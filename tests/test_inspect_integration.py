@@ -7,14 +7,17 @@ import math
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 from inspect_ai.log import EvalLog, read_eval_log
 
 from dhp_tasks.datasets import DATASETS
-from dhp_tasks.dhp import paper_dataset_task
-from tests.fake_judge import constant, knows_originals, serve
+from dhp_tasks.dhp import DHP_TASK_VERSION, paper_dataset_task
+from dhp_tasks.perturbations import PERTURBATIONS
+from scorers.discernment import discernment
+from tests.fake_judge import constant, judged_text, knows_originals, serve
 
 pytestmark = pytest.mark.integration
 
@@ -22,10 +25,10 @@ INSPECT = str(Path(sys.executable).parent / "inspect")
 """The installed ``inspect`` command (not ``python -m``, which would import the source tree instead)."""
 
 
-def run_inspect(
-    task: str, answer, tmp_path: Path, *task_args: str, extra_args: tuple[str, ...] = ()
-) -> tuple[EvalLog, list[dict]]:
-    """Run ``inspect eval`` in a subprocess against the fake judge; return the log and the judge's requests."""
+def run_command(
+    command: list[str], answer, tmp_path: Path, expect_success: bool = True
+) -> tuple[subprocess.CompletedProcess, list[dict]]:
+    """Run an ``inspect`` command in a subprocess against the fake judge; return its result and the judge's requests."""
     tmp_path.mkdir(parents=True, exist_ok=True)
     with serve(answer) as (url, calls):
         env = dict(
@@ -35,28 +38,34 @@ def run_inspect(
             INSPECT_CACHE_DIR=str(tmp_path / "cache"),
             INSPECT_LOG_DIR=str(tmp_path / "logs"),
         )
-        args = [arg for pair in task_args for arg in ("-T", pair)]
-        result = subprocess.run(
-            [
-                INSPECT,
-                "eval",
-                task,
-                "--model",
-                "openai-api/fakejudge/judge",
-                "--log-format",
-                "json",
-                "--display",
-                "plain",
-                *args,
-                *extra_args,
-            ],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            cwd=tmp_path,
-        )
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+        result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    if expect_success:
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return result, calls
+
+
+def eval_command(task: str, *task_args: str, extra_args: tuple[str, ...] = ()) -> list[str]:
+    args = [arg for pair in task_args for arg in ("-T", pair)]
+    return [
+        INSPECT,
+        "eval",
+        task,
+        "--model",
+        "openai-api/fakejudge/judge",
+        "--log-format",
+        "json",
+        "--display",
+        "plain",
+        *args,
+        *extra_args,
+    ]
+
+
+def run_inspect(
+    task: str, answer, tmp_path: Path, *task_args: str, extra_args: tuple[str, ...] = ()
+) -> tuple[EvalLog, list[dict]]:
+    """Run ``inspect eval`` in a subprocess against the fake judge; return the log and the judge's requests."""
+    _, calls = run_command(eval_command(task, *task_args, extra_args=extra_args), answer, tmp_path)
     logs = sorted((tmp_path / "logs").glob("*.json"))
     assert len(logs) == 1, logs
     log = read_eval_log(str(logs[0]))
@@ -69,7 +78,7 @@ def metrics_of(log: EvalLog) -> dict[str, float]:
 
 
 def originals_of(dataset: str, data_dir: Path, n: int) -> set[str]:
-    task = paper_dataset_task(DATASETS[dataset], str(data_dir), n, 0, None, 1, 0.0, None, "hmp")
+    task = paper_dataset_task(DATASETS[dataset], str(data_dir), n, 0, "all", 1, 0.0, None, "hmp")
     return {sample.input for sample in task.dataset if sample.metadata["perturbation"] == "original"}
 
 
@@ -102,13 +111,19 @@ def test_judge_that_knows_the_originals_discerns_every_perturbation(tmp_path, dh
     assert all(value > 1 for value in per_perturbation.values()), per_perturbation
     assert metrics["D_min"] > 1 and metrics["D_min_EW"] > 1
     assert metrics["parse_failures"] == 0
+    assert log.eval.task_version == DHP_TASK_VERSION == log.eval.metadata["task_version"]
 
     sample = log.samples[0]
     assert set(sample.metadata) >= {"item_id", "perturbation", "level", "degree", "method", "response"}
     perturbations = {s.metadata["perturbation"] for s in log.samples}
     assert "original" in perturbations
     score = next(iter(sample.scores.values()))
-    assert set(score.value) == set(log.eval.metadata["metrics"])
+    metrics = log.eval.metadata["metrics"]
+    assert set(score.value) == {
+        *metrics,
+        *(f"answers/{name}" for name in metrics),
+        *(f"parse_failures/{name}" for name in metrics),
+    }
 
 
 def test_unparsable_answers_are_counted_not_guessed(tmp_path, dhp_data):
@@ -125,10 +140,19 @@ def test_unparsable_answers_are_counted_not_guessed(tmp_path, dhp_data):
     # 4 items x 3 variants x 3 metrics x 3 ratings, none parsable
     assert metrics["parse_failures"] == 4 * 3 * 3 * 3
     assert metrics["parse_failures/fluency"] == 4 * 3 * 3
-    assert metrics["D_avg"] == 0.0
+    assert metrics["parse_failure_rate"] == 1.0 and metrics["parse_failure_rate/fluency"] == 1.0
+    # no evidence is not "no discernment": D is undefined, with the reason counted
+    for name in ("D_avg", "D_min", "D_avg_EW", "D_min_EW", "D/typos", "D_EW/wrong_ending", "p/typos/coherence"):
+        assert math.isnan(metrics[name]), name
+    assert metrics["n_undefined"] == 2 and metrics["n_undefined_EW"] == 2
+    assert metrics["n_metrics_without_pairs/typos"] == 3
     assert metrics["n_pairs/typos/coherence"] == 0
     values = next(iter(log.samples[0].scores.values())).value
-    assert all(math.isnan(value) for value in values.values())
+    assert all(math.isnan(values[name]) for name in ("coherence", "consistency", "fluency"))
+    assert values["answers/fluency"] == 3 and values["parse_failures/fluency"] == 3
+    # the log file itself keeps the NaN metrics (JSON NaN), so they read back as NaN
+    raw = json.loads(Path(log.location).read_text())
+    assert math.isnan(raw["results"]["scores"][0]["metrics"]["D_avg"]["value"])
 
 
 def test_custom_task_with_a_metric_subset(tmp_path):
@@ -158,27 +182,147 @@ def test_custom_task_with_a_metric_subset(tmp_path):
     assert len(calls) == 6 * 7 * 2
 
 
+def clean_failure(tmp_path: Path, task: str, *task_args: str) -> str:
+    """Run ``inspect eval`` that must fail before any judge call; return its output, checked to hold no traceback."""
+    result, calls = run_command(eval_command(task, *task_args), constant("3"), tmp_path, expect_success=False)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    assert calls == []
+    assert "Traceback" not in output, output
+    return output
+
+
 def test_unknown_perturbation_fails_with_a_clear_message(tmp_path, dhp_data):
-    with serve(constant("3")) as (url, _):
-        result = subprocess.run(
-            [
-                INSPECT,
-                "eval",
-                "dhp_tasks/storycloze",
-                "--model",
-                "openai-api/fakejudge/judge",
-                "-T",
-                f"data_dir={dhp_data('storycloze')}",
-                "-T",
-                "perturbations=typo_minor",
-                "--display",
-                "none",
-            ],
-            env=dict(os.environ, FAKEJUDGE_BASE_URL=url, FAKEJUDGE_API_KEY="t", INSPECT_LOG_DIR=str(tmp_path)),
-            capture_output=True,
-            text=True,
-            timeout=300,
-            cwd=tmp_path,
-        )
-    assert result.returncode != 0
-    assert "unknown perturbation(s) ['typo_minor']" in result.stdout + result.stderr
+    output = clean_failure(
+        tmp_path, "dhp_tasks/storycloze", f"data_dir={dhp_data('storycloze')}", "perturbations=typo_minor"
+    )
+    assert "unknown perturbation(s) ['typo_minor']" in output
+
+
+def test_perturbations_that_select_nothing_are_an_error(tmp_path, dhp_data):
+    output = clean_failure(tmp_path, "dhp_tasks/storycloze", f"data_dir={dhp_data('storycloze')}", "perturbations=")
+    assert "perturbations selects nothing" in output
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("[1, 2]", "row 2: expected a JSON object, got list"),
+        ('{"id": "b", "text": {"x": 1}}', "row 2: field 'text' must be a string, got dict"),
+    ],
+)
+def test_bad_custom_rows_fail_before_any_judge_call_without_a_traceback(tmp_path, line, message):
+    data = tmp_path / "mine.jsonl"
+    data.write_text('{"id": "a", "text": "A text. With two sentences."}\n' + line + "\n")
+    output = clean_failure(tmp_path, "dhp_tasks/custom", f"data={data}")
+    assert f"mine.jsonl, {message}" in " ".join(output.split())
+
+
+def test_negative_expert_weights_fail_before_any_judge_call(tmp_path, dhp_data):
+    weights = tmp_path / "w.json"
+    weights.write_text(json.dumps({"story": {"typos": {"coherence": 1, "consistency": -2, "fluency": 7}}}))
+    output = clean_failure(
+        tmp_path,
+        "dhp_tasks/storycloze",
+        f"data_dir={dhp_data('storycloze')}",
+        "perturbations=typos",
+        f"expert_weights={weights}",
+    )
+    assert "story.typos.consistency: weights must be non-negative numbers, got -2" in " ".join(output.split())
+
+
+def test_all_perturbations_without_a_suite_judges_the_rule_based_rows(tmp_path, dhp_data):
+    result, calls = run_command(
+        eval_command("dhp_tasks/summeval", f"data_dir={dhp_data('summeval')}", "n=2", "repeats=1", "perturbations=all"),
+        constant("3"),
+        tmp_path,
+    )
+    log = read_eval_log(str(next((tmp_path / "logs").glob("*.json"))))
+    rule_rows = [p.id for p in PERTURBATIONS["summeval"]]
+    assert list(log.eval.metadata["perturbations"]) == rule_rows
+    assert len(calls) == 2 * (1 + len(rule_rows)) * 4
+    output = " ".join((result.stdout + result.stderr).split())
+    assert "need a suite" in output and "rewrite_insert_major" in output
+
+
+def _knows_originals_once(originals: set[str]):
+    """Rates originals 5 and the rest 1 the first time a prompt is asked, and answers unparsably the second time."""
+    asked: dict[str, int] = {}
+    lock = threading.Lock()
+
+    def answer(prompt: str) -> str:
+        with lock:
+            asked[prompt] = asked.get(prompt, 0) + 1
+            first = asked[prompt] == 1
+        if not first:
+            return "I cannot decide."
+        return "5" if judged_text(prompt) in originals else "1"
+
+    return answer
+
+
+def test_two_epochs_keep_every_parse_failure(tmp_path, dhp_data):
+    """Every number the metric needs is in the score value, so the epoch reducer cannot drop a count."""
+    folder = dhp_data("storycloze")
+    originals = originals_of("storycloze", folder, 4)
+    log, calls = run_inspect(
+        "dhp_tasks/storycloze",
+        _knows_originals_once(originals),
+        tmp_path,
+        f"data_dir={folder}",
+        "n=4",
+        "repeats=2",
+        "perturbations=typos,wrong_ending",
+        extra_args=("--epochs", "2"),
+    )
+    metrics = metrics_of(log)
+    # 4 items x 3 variants x 3 metrics, each prompt asked once per epoch for 2 ratings; the second epoch never parses
+    assert len(calls) == 4 * 3 * 3 * 2
+    assert metrics["parse_failure_rate"] == 0.5 and metrics["parse_failure_rate/coherence"] == 0.5
+    # counts are per epoch: 4 items x 3 variants x 3 metrics x 2 ratings failed over 2 epochs
+    assert metrics["parse_failures"] == 4 * 3 * 3 * 2 / 2
+    # the NaN-skipping mean reducer keeps the ratings of the epoch that parsed
+    assert metrics["n_pairs/typos/fluency"] == 4 and metrics["n_undefined"] == 0
+    assert metrics["D/typos"] == pytest.approx(discernment(1 / 16))
+    reduced = {sample.sample_id: sample.value for sample in log.reductions[0].samples}
+    assert reduced[f"{log.samples[0].metadata['item_id']}:original"]["coherence"] == 5.0
+    assert {value["parse_failures/fluency"] for value in reduced.values()} == {1.0}
+
+
+def _rescore(tmp_path: Path, log_path: Path, output: Path) -> tuple[EvalLog, list[dict]]:
+    command = [
+        INSPECT, "score", str(log_path), "--scorer", "scorers/mean_ratings", "--action", "overwrite",
+        "--output-file", str(output), "--display", "plain",
+    ]  # fmt: skip
+    _, calls = run_command(command, constant("3"), tmp_path)
+    return read_eval_log(str(output)), calls
+
+
+def test_inspect_score_reparses_a_log_without_calling_the_judge(tmp_path, dhp_data):
+    folder = dhp_data("storycloze")
+    log, _ = run_inspect(
+        "dhp_tasks/storycloze", constant("Rating: 3"), tmp_path, f"data_dir={folder}", "n=4", "repeats=1",
+        "perturbations=typos",
+    )  # fmt: skip
+    assert metrics_of(log)["D/typos"] == 0.0
+
+    same, calls = _rescore(tmp_path, Path(log.location), tmp_path / "same.json")
+    assert calls == []
+    assert metrics_of(same) == pytest.approx(metrics_of(log), nan_ok=True)
+
+    # Stored raw answers are all the scorer needs: rewrite them as a judge that saw the damage would have answered.
+    raw = json.loads(Path(log.location).read_text())
+    for sample in raw["samples"]:
+        answer = "Score: 5" if sample["metadata"]["perturbation"] == "original" else "2 out of 5"
+        stored = sample["store"]["judge_answers"]["answers"]
+        stored.update({name: [answer] for name in stored})
+        stored["fluency"] = ["no idea"]
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(raw))
+    rescored, calls = _rescore(tmp_path, edited, tmp_path / "rescored.json")
+    assert calls == []
+    metrics = metrics_of(rescored)
+    assert metrics["p/typos/coherence"] == pytest.approx(1 / 16)
+    assert math.isnan(metrics["p/typos/fluency"]) and metrics["n_metrics_without_pairs/typos"] == 1
+    assert metrics["D/typos"] == pytest.approx(discernment(1 / 16))
+    assert metrics["parse_failures/fluency"] == 8 and metrics["parse_failures/coherence"] == 0

@@ -15,7 +15,7 @@ import pytest
 from dhp_tasks.datasets import DATASETS
 from dhp_tasks.response_styles import main as main_styles
 from dhp_tasks.suite import SUITE_FORMAT, all_perturbations, build_suite, read_suite, write_suite
-from judge_data import DataError
+from judge_data import DataError, OptionError
 from tests.fake_judge import knows_originals, perturber, serve
 from tests.test_inspect_integration import metrics_of, run_inspect
 
@@ -113,6 +113,14 @@ def test_suite_for_another_dataset_is_refused(dhp_data, tmp_path):
         summeval(suite=str(tmp_path / "s.jsonl"))
 
 
+@pytest.mark.parametrize("value", [None, "", ",", " , ", []])
+def test_perturbations_that_select_nothing_are_refused(dhp_data, value):
+    from dhp_tasks.dhp import storycloze
+
+    with pytest.raises(OptionError, match="perturbations selects nothing"):
+        storycloze(data_dir=str(dhp_data("storycloze")), n=3, perturbations=value)
+
+
 def test_llm_rows_without_a_suite_are_refused(dhp_data):
     from dhp_tasks.dhp import summeval
 
@@ -120,14 +128,72 @@ def test_llm_rows_without_a_suite_are_refused(dhp_data):
         summeval(data_dir=str(dhp_data("summeval")), n=3, perturbations="grammar_errors_minor")
 
 
-def test_bad_suite_files_name_the_row(tmp_path):
-    path = tmp_path / "bad.jsonl"
-    path.write_text('{"format": "something-else"}\n')
-    with pytest.raises(DataError, match="row 1: not a DHP suite header"):
-        read_suite(path)
-    header = {"format": SUITE_FORMAT, "dataset": "storycloze", "kind": "story", "perturbations": {"typos": {}}}
-    path.write_text(json.dumps(header) + "\n" + json.dumps({"id": "a", "text": "t", "variants": {"typo": "x"}}) + "\n")
-    with pytest.raises(DataError, match=r"row 2: variants \['typo'\] are not in the header"):
+GOOD_HEADER = {
+    "format": SUITE_FORMAT,
+    "dataset": "storycloze",
+    "kind": "story",
+    "provenance": {"perturber": None, "seed": 0},
+    "perturbations": {"typos": {"family": "typos", "level": "character", "degree": None, "method": "rule", "k": 5}},
+    "report": {},
+}
+GOOD_ROW = {"id": "a", "text": "He left.", "context": "A story.", "variants": {"typos": "He lfet."}}
+
+
+def _write_suite_rows(path, header, *rows):
+    path.write_text("".join(json.dumps(row) + "\n" for row in (header, *rows)))
+    return path
+
+
+def test_a_well_formed_suite_is_read(tmp_path):
+    suite = read_suite(_write_suite_rows(tmp_path / "s.jsonl", GOOD_HEADER, GOOD_ROW))
+    assert [(item.id, item.text, item.context) for item in suite.items] == [("a", "He left.", "A story.")]
+    assert suite.variants == {"a": {"typos": "He lfet."}}
+    assert [(p.id, p.level, p.k) for p in suite.perturbations()] == [("typos", "character", 5)]
+
+
+def _without(mapping, key):
+    return {name: value for name, value in mapping.items() if name != key}
+
+
+@pytest.mark.parametrize(
+    ("header", "row", "message"),
+    [
+        ({"format": "something-else"}, GOOD_ROW, "row 1: not a DHP suite header"),
+        (_without(GOOD_HEADER, "provenance"), GOOD_ROW, "row 1: header field 'provenance' is missing"),
+        (_without(GOOD_HEADER, "report"), GOOD_ROW, "row 1: header field 'report' is missing"),
+        (
+            {**GOOD_HEADER, "perturbations": ["typos"]},
+            GOOD_ROW,
+            "row 1: header field 'perturbations' must be a JSON object",
+        ),
+        (
+            {**GOOD_HEADER, "perturbations": {"typos": {}}},
+            GOOD_ROW,
+            "row 1: perturbations.typos: field 'family' is missing",
+        ),
+        ({**GOOD_HEADER, "perturbations": {"typos": "rule"}}, GOOD_ROW, "row 1: perturbations.typos must be an object"),
+        (
+            {**GOOD_HEADER, "perturbations": {"typos": {**GOOD_HEADER["perturbations"]["typos"], "level": "letter"}}},
+            GOOD_ROW,
+            "row 1: perturbations.typos: field 'level' is 'letter'",
+        ),
+        (
+            {**GOOD_HEADER, "perturbations": {"typos": {**GOOD_HEADER["perturbations"]["typos"], "k": "five"}}},
+            GOOD_ROW,
+            "row 1: perturbations.typos: field 'k' must be a positive integer",
+        ),
+        (GOOD_HEADER, {**GOOD_ROW, "variants": {"typo": "x"}}, r"row 2: variants \['typo'\] are not in the header"),
+        (GOOD_HEADER, [1, 2], "row 2: expected a JSON object, got list"),
+        (GOOD_HEADER, {**GOOD_ROW, "text": {"x": 1}}, "row 2: field 'text' must be a string, got dict"),
+        (GOOD_HEADER, {**GOOD_ROW, "context": 3}, "row 2: field 'context' must be a string, got int"),
+        (GOOD_HEADER, {**GOOD_ROW, "variants": ["He lfet."]}, "row 2: field 'variants' must be an object"),
+        (GOOD_HEADER, {**GOOD_ROW, "variants": {"typos": 7}}, "row 2: variants.typos must be a non-empty string"),
+        (GOOD_HEADER, _without(GOOD_ROW, "variants"), "row 2: field 'variants' is missing"),
+    ],
+)
+def test_bad_suite_files_name_the_file_row_and_field(tmp_path, header, row, message):
+    path = _write_suite_rows(tmp_path / "bad.jsonl", header, row)
+    with pytest.raises(DataError, match=f"bad.jsonl, {message}"):
         read_suite(path)
 
 
