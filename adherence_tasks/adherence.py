@@ -22,8 +22,10 @@ from adherence_tasks.datasets import DATASETS, AdherenceDataset
 from adherence_tasks.prompts import SETTINGS, Question, Setting, questions_for, render
 from adherence_tasks.sources import public_folder
 from judge_data import DataError, names_option
+from judge_data.options import OptionError
 from judge_data.human import ITEMS_FILE, HumanCriterion, HumanItem, load_criteria, load_items
-from scorers.adherence import CriterionSpec, ReadAnswer, criterion_ratings, human_agreement, likelihood_scores
+from scorers.adherence import CriterionSpec, ReadAnswer, criterion_ratings, human_agreement
+from scorers.likelihood import likelihood_scores
 from solvers.judge import sample_prompts
 from solvers.likelihood import score_likelihood
 
@@ -47,7 +49,7 @@ def choose_criteria(criteria: Sequence[HumanCriterion], names: Sequence[str] | N
     known = {criterion.name: criterion for criterion in criteria}
     unknown = [name for name in names if name not in known]
     if unknown:
-        raise DataError(f"{source}: unknown criteria {unknown}; choose from {sorted(known)}")
+        raise OptionError(f"unknown criteria {unknown} for {source}; choose from {sorted(known)}")
     return [known[name] for name in names]
 
 
@@ -56,7 +58,7 @@ def select_items(items: Sequence[HumanItem], n: int | None, seed: int) -> list[H
     if n is None or n >= len(items):
         return list(items)
     if n < 1:
-        raise DataError(f"n must be at least 1, got {n}")
+        raise OptionError(f"n must be at least 1, got {n}")
     keep = sorted(random.Random(seed).sample(range(len(items)), n))
     return [items[index] for index in keep]
 
@@ -96,7 +98,7 @@ def adherence_task(
 ) -> Task:
     """Assemble one dataset under one setting: samples, the judge (prompts or likelihood), the agreement metric."""
     if setting not in SETTINGS:
-        raise DataError(f"unknown setting {setting!r}; choose from {list(SETTINGS)}")
+        raise OptionError(f"unknown setting {setting!r}; choose from {list(SETTINGS)}")
     all_criteria, document = load_criteria(folder)
     chosen = choose_criteria(all_criteria, names_option(criteria), str(folder))
     if not (folder / ITEMS_FILE).is_file():
@@ -221,7 +223,7 @@ def custom(
     """
     folder = Path(data_dir).expanduser()
     if not folder.is_dir():
-        raise DataError(f"data_dir {folder} is not a folder")
+        raise OptionError(f"data_dir {folder} is not a folder")
     return adherence_task(
         "custom", folder, setting, criteria, n, seed, repeats, temperature, {"source": str(folder)}
     )

@@ -12,10 +12,12 @@ import logging
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.scorer import Scorer
+from inspect_ai.solver import Solver
 
 from dhp_tasks.datasets import DATASETS, DhpDataset, load_pool, select_items
 from dhp_tasks.perturbations import (
@@ -30,9 +32,16 @@ from dhp_tasks.suite import all_perturbations, read_suite, rule_variants
 from judge_data import DataError, OptionError, id_field, names_option, optional_text_field, read_jsonl, text_field
 from scorers.dhp import dhp_discernment, mean_ratings
 from scorers.discernment import Combination
+from scorers.likelihood import likelihood_scores
 from solvers.geval import rate_criteria
+from solvers.likelihood import score_likelihood
 
 logger = logging.getLogger(__name__)
+
+Scoring = Literal["sample", "perplexity"]
+SCORINGS: tuple[Scoring, ...] = ("sample", "perplexity")
+LIKELIHOOD = "likelihood"
+"""The one "metric" of ``scoring=perplexity``: the judge's mean token log-likelihood of the text."""
 
 DEFAULT_EXPERT_WEIGHTS = "expert_weights.json"
 
@@ -144,8 +153,29 @@ def dhp_task(
     expert_weights: str | None,
     combine: Combination,
     metadata: Mapping[str, Any],
+    scoring: Scoring = "sample",
 ) -> Task:
-    """Assemble a DHP task from items and their variants: samples, the G-Eval judge, the discernment metric."""
+    """Assemble a DHP task from items and their variants: samples, the judge, the discernment metric.
+
+    ``scoring="sample"`` rates each text with G-Eval prompts per metric; ``scoring="perplexity"``
+    scores it by the judge's mean token log-likelihood given its context, with no prompt (one
+    "metric", ``likelihood``; expert weights do not apply).
+    """
+    if scoring not in SCORINGS:
+        raise OptionError(f"unknown scoring {scoring!r}; choose from {list(SCORINGS)}")
+    if scoring == "perplexity":
+        return _task(
+            name,
+            items,
+            variants,
+            chosen,
+            score_likelihood(),
+            likelihood_scores([LIKELIHOOD]),
+            [LIKELIHOOD],
+            {p.id: {LIKELIHOOD: 1.0} for p in chosen},
+            combine,
+            {**metadata, "kind": kind.name, "seed": seed, "scoring": scoring},
+        )
     criteria = [criterion for criterion in kind.criteria if metrics is None or criterion.name in metrics]
     if metrics is not None and len(criteria) != len(metrics):
         unknown = sorted(set(metrics) - {criterion.name for criterion in kind.criteria})
@@ -159,25 +189,54 @@ def dhp_task(
             f"the expert weights of {unweighted} give no weight to the chosen metrics {metric_names}; "
             "choose other metrics or pass -T expert_weights=<file>"
         )
+    return _task(
+        name,
+        items,
+        variants,
+        chosen,
+        rate_criteria(kind.prompt, criteria, repeats=repeats, temperature=temperature),
+        mean_ratings(),
+        metric_names,
+        weights,
+        combine,
+        {
+            **metadata,
+            "kind": kind.name,
+            "seed": seed,
+            "scoring": scoring,
+            "repeats": repeats,
+            "temperature": temperature,
+        },
+    )
+
+
+def _task(
+    name: str,
+    items: Sequence[Item],
+    variants: Mapping[str, Mapping[str, str]],
+    chosen: Sequence[Perturbation],
+    solver: Solver,
+    scorer: Scorer,
+    metric_names: Sequence[str],
+    weights: Mapping[str, Mapping[str, float]],
+    combine: Combination,
+    metadata: Mapping[str, Any],
+) -> Task:
     return Task(
         dataset=MemoryDataset(build_samples(items, variants, chosen, name), name=f"dhp_{name}"),
-        solver=rate_criteria(kind.prompt, criteria, repeats=repeats, temperature=temperature),
-        scorer=mean_ratings(),
+        solver=solver,
+        scorer=scorer,
         metrics=[dhp_discernment(metric_names, weights, combine)],
         name=f"dhp_{name}",
         version=DHP_TASK_VERSION,
         metadata={
             **metadata,
             "task_version": DHP_TASK_VERSION,
-            "kind": kind.name,
-            "metrics": metric_names,
+            "metrics": list(metric_names),
             "perturbations": {
                 p.id: {"level": p.level, "degree": p.degree, "method": p.method, "k": p.k} for p in chosen
             },
             "expert_weights": weights,
-            "seed": seed,
-            "repeats": repeats,
-            "temperature": temperature,
             "combine": combine,
         },
     )
@@ -244,6 +303,7 @@ def paper_dataset_task(
     expert_weights: str | None,
     combine: Combination,
     suite: str | None = None,
+    scoring: Scoring = "sample",
 ) -> Task:
     names = requested_perturbations(perturbations)
     if suite is not None:
@@ -275,6 +335,7 @@ def paper_dataset_task(
         expert_weights=expert_weights,
         combine=combine,
         metadata={**metadata, "description": dataset.description, "n_items": len(items)},
+        scoring=scoring,
     )
 
 
@@ -291,9 +352,10 @@ def _dataset_task(dataset_name: str):
         expert_weights: str | None = None,
         combine: Combination = "hmp",
         suite: str | None = None,
+        scoring: Scoring = "sample",
     ) -> Task:
         return paper_dataset_task(
-            dataset, data_dir, n, seed, perturbations, repeats, temperature, expert_weights, combine, suite
+            dataset, data_dir, n, seed, perturbations, repeats, temperature, expert_weights, combine, suite, scoring
         )
 
     dataset_task.__name__ = dataset_name
@@ -313,6 +375,8 @@ def _dataset_task(dataset_name: str):
         "        formula) or 'wilson'\n"
         "    suite: suite file from dhp-build; its texts are judged as they are (data_dir, n and seed\n"
         "        are then unused)\n"
+        "    scoring: 'sample' (G-Eval ratings, default) or 'perplexity' (the judge's mean token\n"
+        "        log-likelihood of each text given its context, no prompt)\n"
     )
     return task(name=dataset_name)(dataset_task)
 
@@ -356,6 +420,7 @@ def custom(
     temperature: float = 0.0,
     expert_weights: str | None = None,
     combine: Combination = "hmp",
+    scoring: Scoring = "sample",
 ) -> Task:
     """DHP discernment on your own reference texts.
 
@@ -365,7 +430,7 @@ def custom(
             summarization, story, qa or translation
         metrics: comma-separated subset of the kind's metrics (default: all)
         n: number of texts to draw (default: all)
-        seed, perturbations, repeats, temperature, expert_weights, combine: as for the paper datasets
+        seed, perturbations, repeats, temperature, expert_weights, combine, scoring: as for the paper datasets
     """
     if kind not in TEXT_KINDS:
         raise OptionError(f"unknown kind {kind!r}; choose from {sorted(TEXT_KINDS)}")
@@ -385,4 +450,5 @@ def custom(
         expert_weights=expert_weights,
         combine=combine,
         metadata={"source": str(data), "n_items": len(items), "n_eligible": len(pool)},
+        scoring=scoring,
     )

@@ -4,6 +4,7 @@ inspect loads it when a name such as ``scorers/mean_ratings`` is looked up, as `
 --scorer scorers/mean_ratings`` does to re-score a finished log.
 """
 
+import scorers.adherence
 import scorers.dhp
 import scorers.fbi
 

@@ -14,7 +14,6 @@ from inspect_ai.solver import TaskState
 from scorers.correlation import CONSTANT_JUDGE, CriterionScores, agreement_report, undefined_reasons
 from scorers.values import as_float
 from solvers.judge import SAMPLES_STORE_KEY
-from solvers.likelihood import STORE_KEY as LIKELIHOOD_STORE_KEY
 from solvers.score_parsing import parse_rating, parse_yes_no
 
 logger = logging.getLogger(__name__)
@@ -55,23 +54,6 @@ def criterion_ratings(readers: Mapping[str, ReadAnswer]) -> Scorer:
             value[criterion] = float(np.mean(numbers)) if numbers else math.nan
         value[PARSE_FAILURES] = float(sum(number is None for numbers in parsed.values() for number in numbers))
         return Score(value=value, answer=state.output.completion, metadata={"parsed": parsed})
-
-    return score
-
-
-@scorer(metrics=[])
-def likelihood_scores(criteria: Sequence[str]) -> Scorer:
-    """Score an item by the judge's mean token log-likelihood of the response, the same number for every criterion.
-
-    A response with no scorable token is NaN and counted with the parse failures.
-    """
-
-    async def score(state: TaskState, target: Target) -> Score:
-        likelihood = state.store.get(LIKELIHOOD_STORE_KEY) or {}
-        mean_logprob = as_float(likelihood.get("mean_logprob"))
-        value = {criterion: mean_logprob for criterion in criteria}
-        value[PARSE_FAILURES] = float(math.isnan(mean_logprob))
-        return Score(value=value, answer=state.output.completion, metadata={"n_tokens": likelihood.get("n_tokens")})
 
     return score
 

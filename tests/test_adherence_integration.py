@@ -187,7 +187,7 @@ def test_dataset_without_public_scores_says_what_is_missing(tmp_path):
                 "-T",
                 f"data_dir={data_folder('human', 'flask')}",
                 "--display",
-                "none",
+                "plain",
             ],
             env=dict(os.environ, FAKEJUDGE_BASE_URL=url, FAKEJUDGE_API_KEY="t", INSPECT_LOG_DIR=str(tmp_path)),
             capture_output=True,
@@ -197,8 +197,8 @@ def test_dataset_without_public_scores_says_what_is_missing(tmp_path):
         )
     output = result.stdout + result.stderr
     assert result.returncode != 0
-    assert "items.jsonl is missing: flask has no public human scores here" in output
-    assert "-T data_dir=<folder>" in output
+    assert "items.jsonl is missing: flask has no public human scores here" in " ".join(output.split())
+    assert "-T data_dir=<folder>" in output and "Traceback" not in output
 
 
 def test_perplexity_setting_correlates_the_likelihood_with_the_humans(tmp_path):
