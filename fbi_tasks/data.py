@@ -7,16 +7,25 @@ category with the columns ``cdx`` (id), ``question``, ``og`` (gold answer), ``pe
 from __future__ import annotations
 
 import csv
+import hashlib
+import logging
 import random
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from judge_data import DataError, download_and_extract, download_error, field
+from judge_data import DataError, download, download_and_extract, download_error, field
+
+logger = logging.getLogger(__name__)
 
 FBI_RELEASE_URL = "https://github.com/AI4Bharat/FBI/raw/b8ce46a04e4886055e85cf7a441b04232f75b3e1/assets/data.zip"
+FBI_RELEASE_SHA256 = "b2c6097fe74c8554da84cff23549e7a4991b5dac17e19924600bcfeb00188af3"
+"""SHA-256 of ``data.zip`` at that commit: the git blob ``fec11a5c`` of the commit's tree, hashed locally."""
 FBI_HUB_REPO = "ai4bharat/FBI"
-"""The same TSVs in the same folders on the Hugging Face hub (loaded when a hub revision is asked for)."""
+"""The same TSVs in the same folders on the Hugging Face hub (loaded only at an explicit commit)."""
+COMMIT_HASH = re.compile(r"[0-9a-f]{40}")
+COLUMNS = ("cdx", "question", "og", "perturbed_gpt4")
 
 ABILITIES = ("long_form", "factual", "instruction_following", "reasoning")
 SCORE_INVARIANT = "score_invariant"
@@ -101,18 +110,31 @@ def _axis_ability(item_id: str, ability: str, path: Path, row: int) -> str:
 
 
 def read_category(root: Path, category: Category) -> list[FbiItem]:
+    """One category's rows; a missing file, column or value, a row with extra fields (a stray tab shifts every
+    later field) or a repeated id is a :class:`DataError` naming the file, row and field."""
     path = root / ABILITY_FOLDER_OF[category.ability] / category.file
     if not path.is_file():
         raise DataError(f"{path}: missing FBI category file")
     csv.field_size_limit(1 << 30)
     items = []
+    first_row_of: dict[str, int] = {}
     with path.open(encoding="utf-8", newline="") as handle:
         reader = csv.DictReader(handle, delimiter="\t")
-        missing = {"cdx", "question", "og", "perturbed_gpt4"} - set(reader.fieldnames or ())
+        missing = set(COLUMNS) - set(reader.fieldnames or ())
         if missing:
             raise DataError(f"{path}: missing column(s) {sorted(missing)}")
         for row_number, row in enumerate(reader, start=2):
+            if row.get(None):
+                raise DataError(
+                    f"{path}, row {row_number}: {len(row[None])} field(s) beyond the header's "
+                    f"{len(reader.fieldnames)} columns (a tab inside a field?)"
+                )
             item_id = field(row, "cdx", path, row_number).strip()
+            if item_id in first_row_of:
+                raise DataError(
+                    f"{path}, row {row_number}: field 'cdx' {item_id!r} repeats the id of row {first_row_of[item_id]}"
+                )
+            first_row_of[item_id] = row_number
             items.append(
                 FbiItem(
                     id=item_id,
@@ -127,8 +149,19 @@ def read_category(root: Path, category: Category) -> list[FbiItem]:
     return items
 
 
+def _check_sha256(path: Path, expected: str, source: str) -> None:
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if digest != expected:
+        raise DataError(
+            f"{source}: the downloaded file {path} has SHA-256 {digest}, not the pinned {expected}; "
+            "delete it from the download cache and try again, or pass -T data_dir=<folder>"
+        )
+
+
 def release_root() -> Path:
-    """The authors' data release, downloaded and unpacked once; the folder that holds the ability folders."""
+    """The authors' data release, downloaded once, checked against its pinned SHA-256 and unpacked; the folder
+    that holds the ability folders."""
+    _check_sha256(download(FBI_RELEASE_URL), FBI_RELEASE_SHA256, FBI_RELEASE_URL)
     extracted = download_and_extract(FBI_RELEASE_URL)
     for candidate in [extracted, *sorted(p for p in extracted.rglob("*") if p.is_dir() and "__MACOSX" not in p.parts)]:
         if (candidate / "factual").is_dir() and (candidate / "reasoning").is_dir():
@@ -137,7 +170,16 @@ def release_root() -> Path:
 
 
 def hub_root(revision: str) -> Path:
-    """The TSV folders of the hub dataset at ``revision``, downloaded once by ``huggingface_hub``."""
+    """The TSV folders of the hub dataset at commit ``revision``, downloaded once by ``huggingface_hub``.
+
+    Only a full commit hash is accepted: a branch or tag can move, and no hub commit has been checked against
+    the release archive, so the hub is never a silent default.
+    """
+    if not COMMIT_HASH.fullmatch(revision):
+        raise ValueError(
+            f"hub_revision {revision!r} is not a full 40-character commit hash of {FBI_HUB_REPO}; "
+            "a branch or tag name can move, so pin a commit"
+        )
     from huggingface_hub import snapshot_download
 
     try:
@@ -172,6 +214,22 @@ def select_categories(
     return chosen
 
 
+@dataclass(frozen=True)
+class FbiSelection:
+    items: list[FbiItem]
+    unchanged: list[FbiItem]
+    """Items of perturbed categories left out because their perturbed answer is identical to the gold one."""
+
+
+def is_unchanged(item: FbiItem) -> bool:
+    """A perturbed-category item whose "perturbed" answer equals the gold one: no judge can penalise it.
+
+    Score-invariant items are never unchanged in this sense: an identical answer is the plainest edit that
+    deserves no penalty.
+    """
+    return not item.invariant and item.perturbed == item.gold
+
+
 def load_items(
     data_dir: str | Path | None,
     abilities: Sequence[str] | None = None,
@@ -180,11 +238,13 @@ def load_items(
     seed: int = 0,
     include_extra: bool = False,
     hub_revision: str | None = None,
-) -> list[FbiItem]:
+    keep_identical: bool = False,
+) -> FbiSelection:
     """The chosen categories' items, at most ``per_category`` of each (a seeded draw, kept in file order).
 
-    From ``data_dir`` when given, else from the hub at ``hub_revision`` when given, else from the
-    authors' release archive (pinned to a commit).
+    From ``data_dir`` when given, else from the hub at commit ``hub_revision`` when given, else from the
+    authors' release archive (pinned to a commit and a SHA-256). Unless ``keep_identical``, perturbed-category
+    items whose answers are identical are left out before the draw and named in a warning.
     """
     if data_dir is not None:
         root = Path(data_dir).expanduser()
@@ -193,10 +253,21 @@ def load_items(
     if not root.is_dir():
         raise DataError(f"data_dir {root} is not a folder")
     items: list[FbiItem] = []
+    unchanged: list[FbiItem] = []
     for category in select_categories(abilities, categories, include_extra):
         rows = read_category(root, category)
+        if not keep_identical:
+            unchanged.extend(row for row in rows if is_unchanged(row))
+            rows = [row for row in rows if not is_unchanged(row)]
         if per_category is not None and per_category < len(rows):
             keep = sorted(random.Random(f"{seed}:{category.id}").sample(range(len(rows)), per_category))
             rows = [rows[index] for index in keep]
         items.extend(rows)
-    return items
+    if unchanged:
+        logger.warning(
+            "left out %d FBI item(s) whose perturbed answer is identical to the gold one (keep them with "
+            "-T keep_identical=true): %s",
+            len(unchanged),
+            ", ".join(f"{item.category}/{item.id}" for item in unchanged),
+        )
+    return FbiSelection(items, unchanged)

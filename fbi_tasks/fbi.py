@@ -30,6 +30,11 @@ from judge_data import names_option
 from scorers.fbi import Paradigm, blind_spot_judgments, blind_spot_rates
 from solvers.judge import answer_prompts
 
+FBI_TASK_VERSION = 1
+"""inspect's task version of the three FBI tasks: bump it whenever prompts, parsing or statistics change, so
+that logs computed differently are never compared silently. 1: item-level pairwise rates, flip rate,
+explanation checks on equal ratings, identical pairs left out."""
+
 STRATEGIES: dict[Paradigm, tuple[str, ...]] = {
     "single": SINGLE_STRATEGIES,
     "pairwise": PAIRWISE_STRATEGIES,
@@ -85,6 +90,7 @@ def fbi_task(
     include_extra: bool,
     temperature: float,
     hub_revision: str | None = None,
+    keep_identical: bool = False,
 ) -> Task:
     """Assemble one FBI strategy: items, the judge prompts, the failure-rate metric."""
     if strategy not in STRATEGIES[paradigm]:
@@ -92,21 +98,32 @@ def fbi_task(
     scale = scale or DEFAULT_SCALE.get(strategy, 10)
     if strategy in ("rubric", "axis_rubric") and scale not in (3, 5):
         raise ValueError(f"{strategy} scores on 1-3 or 1-5 (the paper's two rubric ranges), not 1-{scale}")
-    items = load_items(
-        data_dir, names_option(abilities), names_option(categories), per_category, seed, include_extra, hub_revision
+    selection = load_items(
+        data_dir,
+        names_option(abilities),
+        names_option(categories),
+        per_category,
+        seed,
+        include_extra,
+        hub_revision,
+        keep_identical,
     )
     return Task(
-        dataset=MemoryDataset([_sample(item) for item in items], name=f"fbi_{paradigm}"),
+        dataset=MemoryDataset([_sample(item) for item in selection.items], name=f"fbi_{paradigm}"),
         solver=answer_prompts(_prompts(paradigm, strategy, scale), temperature=temperature),
         scorer=blind_spot_judgments(paradigm, scale, explanation_check_prompt if strategy in EXPLAINED else None),
         metrics=[blind_spot_rates(paradigm)],
         name=f"fbi_{paradigm}_{strategy}",
+        version=FBI_TASK_VERSION,
         metadata={
+            "task_version": FBI_TASK_VERSION,
             "paradigm": paradigm,
             "strategy": strategy,
             "scale": None if paradigm == "pairwise" else scale,
-            "n_items": len(items),
+            "n_items": len(selection.items),
             "source": data_dir or (f"hub {hub_revision}" if hub_revision else "authors' release"),
+            "keep_identical": keep_identical,
+            "left_out_identical": [f"{item.category}/{item.id}" for item in selection.unchanged],
         },
     )
 
@@ -123,6 +140,7 @@ def single(
     include_extra: bool = False,
     temperature: float = 0.0,
     hub_revision: str | None = None,
+    keep_identical: bool = False,
 ) -> Task:
     """FBI single-answer scoring: the gold and the perturbed answer are rated in separate calls.
 
@@ -136,7 +154,10 @@ def single(
         scale: top of the score range (default 10; 3 for the rubric strategies, which also take 5)
         include_extra: also load the two long-form files outside the paper's 2400 items
         temperature: judge temperature (default 0, as in the paper)
-        hub_revision: load ai4bharat/FBI from the Hugging Face hub at this revision instead of the release archive
+        hub_revision: load ai4bharat/FBI from the Hugging Face hub at this full commit hash instead of the release
+            archive
+        keep_identical: keep the items of perturbed categories whose perturbed answer is identical to the gold one
+            (left out by default: no judge can penalise them)
     """
     return fbi_task(
         "single",
@@ -150,6 +171,7 @@ def single(
         include_extra,
         temperature,
         hub_revision,
+        keep_identical,
     )
 
 
@@ -164,13 +186,14 @@ def pairwise(
     include_extra: bool = False,
     temperature: float = 0.0,
     hub_revision: str | None = None,
+    keep_identical: bool = False,
 ) -> Task:
     """FBI pairwise comparison: each gold/perturbed pair judged twice, gold first and gold second.
 
     Args:
         strategy: pairwise_star, pairwise, rules, axis or axis_rules
-        data_dir, abilities, categories, per_category, seed, include_extra, temperature, hub_revision: as for
-            fbi_tasks/single
+        data_dir, abilities, categories, per_category, seed, include_extra, temperature, hub_revision,
+            keep_identical: as for fbi_tasks/single
     """
     return fbi_task(
         "pairwise",
@@ -184,6 +207,7 @@ def pairwise(
         include_extra,
         temperature,
         hub_revision,
+        keep_identical,
     )
 
 
@@ -199,14 +223,15 @@ def reference(
     include_extra: bool = False,
     temperature: float = 0.0,
     hub_revision: str | None = None,
+    keep_identical: bool = False,
 ) -> Task:
     """FBI reference-guided scoring: the gold answer is the reference, the perturbed answer is rated.
 
     Args:
         strategy: reference
         scale: top of the score range (default 10); a failure is the perturbed answer getting it
-        data_dir, abilities, categories, per_category, seed, include_extra, temperature, hub_revision: as for
-            fbi_tasks/single
+        data_dir, abilities, categories, per_category, seed, include_extra, temperature, hub_revision,
+            keep_identical: as for fbi_tasks/single
     """
     return fbi_task(
         "reference",
@@ -220,4 +245,5 @@ def reference(
         include_extra,
         temperature,
         hub_revision,
+        keep_identical,
     )

@@ -6,6 +6,7 @@ Single-answer strategies ask for ``Rating: [[n]]``, pairwise ones for ``[[A]]``,
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 SINGLE_STRATEGIES = ("vanilla_star", "vanilla", "rubric", "axis", "axis_rubric")
@@ -196,15 +197,31 @@ def reference_prompt(question: str, reference: str, answer: str, scale: int) -> 
     )
 
 
-def explanation_check_prompt(question: str, answer: str, explanation: str) -> str:
-    """Asks a checker model whether a judge's explanation reports any problem with the answer (paper 5.3)."""
+def explanation_check_prompt(question: str, answers: Sequence[tuple[str, str]], flawed: str, explanation: str) -> str:
+    """Asks a checker model whether a judge's explanation reports the planted error (paper 5.3).
+
+    ``answers`` are ``(label, text)`` pairs exactly as the judge saw them (``Answer``, or ``Answer A`` and
+    ``Answer B`` in the judge's order); ``flawed`` is the label of the one that carries the error.
+    """
+    alone = len(answers) == 1
+    target = "the answer" if alone else flawed
+    opening = (
+        "Below is an evaluator's explanation of its verdict on an answer to a request."
+        if alone
+        else "Below is an evaluator's explanation of its comparison of two answers to a request."
+    )
+    question_to_checker = (
+        f"An error was introduced into {target} on purpose. Does the explanation point out a mistake, error or "
+        f"shortcoming in {target}, whatever verdict it reached?"
+    )
+    if not alone:
+        question_to_checker += " Problems it finds only in the other answer do not count."
     return "\n\n".join(
         [
-            "Below is an evaluator's explanation of its verdict on an answer to a request. Does the explanation "
-            "point out any mistake, error or shortcoming in the answer, whatever verdict it reached?",
+            f"{opening} {question_to_checker}",
             f"[Request]\n{question}",
-            f"[Answer]\n{answer}",
+            *(f"[{label}]\n{text}" for label, text in answers),
             f"[Evaluator's explanation]\n{explanation}",
-            "Reply with [[YES]] if it points out a problem, or [[NO]] if it does not.",
+            f"Reply with [[YES]] if it points out a problem in {target}, or [[NO]] if it does not.",
         ]
     )

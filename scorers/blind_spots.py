@@ -2,7 +2,9 @@
 
 Plain NumPy/SciPy, shared by every harness (Doddapaneni et al., EMNLP 2024, Section 5). A failure is
 1.0, a success 0.0, and NaN where the judge's verdict could not be parsed (left out of every rate).
-For score-invariant edits the failure is reversed: penalising the edit is the mistake.
+For score-invariant edits the failure is reversed: penalising the edit is the mistake. Pairwise items are
+judged in both orders and classified from the two verdicts together, as the authors' analysis script
+(``scripts/analyze_results.py``, ``analyze_compare_results``) does.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import math
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 from scipy import stats
@@ -32,6 +35,38 @@ def pairwise_failure(choice: Choice | None, invariant: bool) -> float:
     if choice is None:
         return math.nan
     return float(choice == "gold" if invariant else choice != "gold")
+
+
+Outcome = Literal["gold", "perturbed", "tie", "inconsistent"]
+"""A pairwise item's outcome over both orders: the same answer (or a tie) chosen in both, or not."""
+OUTCOMES: tuple[Outcome, ...] = ("gold", "perturbed", "tie", "inconsistent")
+
+
+def pairwise_outcome(gold_first: Choice | None, gold_second: Choice | None) -> Outcome | None:
+    """Classify an item from its verdicts with the gold answer first and second (None: either unparsed).
+
+    Any disagreement between the orders, including a tie in one order only, is ``inconsistent``: the
+    verdict flips when the answers swap places.
+    """
+    if gold_first is None or gold_second is None:
+        return None
+    return gold_first if gold_first == gold_second else "inconsistent"
+
+
+def pairwise_item_failure(outcome: Outcome | None, invariant: bool) -> float:
+    """A perturbed item passes only when gold wins in both orders; a score-invariant item fails only then
+    (a consistent preference for the unedited answer penalises a harmless edit)."""
+    if outcome is None:
+        return math.nan
+    gold_both = outcome == "gold"
+    return float(gold_both if invariant else not gold_both)
+
+
+def position_rates(first: float, second: float, ties: float) -> tuple[float, float]:
+    """``(first_position_rate, tie_rate)`` from verdict counts: answer A's share of the verdicts that picked a
+    side, and the ties' share of all parsed verdicts; NaN where the denominator is zero."""
+    sided, parsed = first + second, first + second + ties
+    return (first / sided if sided else math.nan, ties / parsed if parsed else math.nan)
 
 
 def reference_failure(perturbed_score: float | None, top_score: float, invariant: bool) -> float:
@@ -88,7 +123,8 @@ def rate_with_ci(
 
 @dataclass(frozen=True)
 class FailureRecord:
-    """One judgment of one item: where it belongs and whether the judge failed (NaN: unparsed)."""
+    """One item: where it belongs and whether the judge failed (NaN: unparsed; a fraction: the share of
+    epochs it failed in)."""
 
     ability: str
     category: str
@@ -98,7 +134,10 @@ class FailureRecord:
 
 def error_rate_metrics(records: Iterable[FailureRecord], prefix: str = "error_rate") -> dict[str, float]:
     """``prefix`` overall, per ability and per ability/category (perturbed items), ``si_<prefix>`` for
-    score-invariant items, each with ``<name>_ci_low``/``_ci_high`` variants, as flat metric names."""
+    score-invariant items, each with ``<name>_ci_low``/``_ci_high`` variants, as flat metric names.
+
+    One record per item, so the bootstrap resamples items.
+    """
     groups: dict[str, list[float]] = {}
     for record in records:
         if record.invariant:

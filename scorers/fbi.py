@@ -1,10 +1,17 @@
-"""inspect-ai scorer and metric for FBI: parse the judge's answers per item, report failure rates."""
+"""inspect-ai scorer and metric for FBI: parse the judge's answers per item, report failure rates.
+
+Every number a metric needs is in the score value, with the same keys for every item of a task, so that
+inspect's epoch reducer (``mean``, the default) can combine epochs: counts become counts per epoch, 0/1
+indicators become the share of epochs (NaN epochs, where nothing parsed, are left out of the mean).
+A pairwise item is classified in each epoch from its two verdicts, and the one-hot outcome is what is
+averaged, so an item's outcome shares over epochs stay a proper distribution.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from inspect_ai.model import GenerateConfig, get_model, model_roles
@@ -12,10 +19,14 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import TaskState
 
 from scorers.blind_spots import (
+    OUTCOMES,
     FailureRecord,
     chosen_answer,
     error_rate_metrics,
     pairwise_failure,
+    pairwise_item_failure,
+    pairwise_outcome,
+    position_rates,
     rate_with_ci,
     reference_failure,
     single_failure,
@@ -27,10 +38,22 @@ from solvers.score_parsing import parse_rating, parse_verdict, parse_yes_no
 Paradigm = Literal["single", "pairwise", "reference"]
 
 EXPLANATION_CHECKER_ROLE = "explanation_checker"
-"""Model role that, when bound, checks whether a failing judgment's explanation still names the error."""
+"""Model role that, when bound, checks whether an explanation names the error its verdict ignored."""
 
 GOLD_POSITION = {"gold_first": "A", "gold_second": "B"}
 """Pairwise prompt names and where the gold answer sits in them."""
+
+OUTCOME_METRICS = {
+    "gold": "gold_both_orders",
+    "perturbed": "perturbed_both_orders",
+    "tie": "tie_both_orders",
+    "inconsistent": "flip_rate",
+}
+"""Metric name of each pairwise outcome's share of items."""
+
+VERDICT_COUNTS = {"A": "verdicts_first", "B": "verdicts_second", "tie": "verdicts_tie"}
+
+EXPLANATION_KEYS = ("explanation_checked", "explanation_caught", "explanation_unparsed")
 
 
 def _nan_if_none(value: float | None) -> float:
@@ -40,7 +63,11 @@ def _nan_if_none(value: float | None) -> float:
 def _judgments(
     paradigm: Paradigm, answers: Mapping[str, str], scale: int, invariant: bool
 ) -> tuple[dict[str, float], dict[str, Any]]:
-    """Per-item score values and the parsed details, for one paradigm."""
+    """Per-item score values and the parsed details, for one paradigm.
+
+    ``parsed["rated_equal"]`` names the judgments in which the judge rated the perturbed answer as good as
+    the gold one (paper 5.3): equal scores, a pairwise tie, or the top score against the reference.
+    """
     if paradigm == "single":
         gold, perturbed = (parse_rating(answers.get(name, ""), 1, scale) for name in ("gold", "perturbed"))
         value = {
@@ -48,29 +75,44 @@ def _judgments(
             "perturbed_score": _nan_if_none(perturbed),
             "failure": single_failure(gold, perturbed, invariant),
         }
-        parsed = {"gold": gold, "perturbed": perturbed}
-        failing = ["perturbed"] if value["failure"] == 1.0 else []
+        parsed: dict[str, Any] = {"gold": gold, "perturbed": perturbed}
+        unparsed = [name for name in ("gold", "perturbed") if parsed[name] is None]
+        rated_equal = ["perturbed"] if gold is not None and perturbed == gold else []
     elif paradigm == "reference":
         perturbed = parse_rating(answers.get("perturbed", ""), 1, scale)
         value = {"perturbed_score": _nan_if_none(perturbed), "failure": reference_failure(perturbed, scale, invariant)}
         parsed = {"perturbed": perturbed}
-        failing = ["perturbed"] if value["failure"] == 1.0 else []
+        unparsed = ["perturbed"] if perturbed is None else []
+        rated_equal = ["perturbed"] if perturbed is not None and perturbed >= scale else []
     else:
         verdicts = {name: parse_verdict(answers.get(name, "")) for name in GOLD_POSITION}
         choices = {name: chosen_answer(verdicts[name], position) for name, position in GOLD_POSITION.items()}
-        value = {f"failure_{name}": pairwise_failure(choices[name], invariant) for name in GOLD_POSITION}
-        both = choices["gold_first"], choices["gold_second"]
-        value["consistent"] = math.nan if None in both else float(both[0] == both[1])
-        for name in GOLD_POSITION:
-            value[f"first_position_{name}"] = math.nan if verdicts[name] is None else float(verdicts[name] == "A")
-        parsed = {"verdicts": verdicts, "choices": choices}
-        failing = [name for name in GOLD_POSITION if value[f"failure_{name}"] == 1.0]
-    parsed["failing"] = failing
+        outcome = pairwise_outcome(choices["gold_first"], choices["gold_second"])
+        value = {"failure": pairwise_item_failure(outcome, invariant)}
+        value.update({f"failure_{name}": pairwise_failure(choices[name], invariant) for name in GOLD_POSITION})
+        value.update({f"outcome_{kind}": math.nan if outcome is None else float(outcome == kind) for kind in OUTCOMES})
+        value.update({key: float(list(verdicts.values()).count(verdict)) for verdict, key in VERDICT_COUNTS.items()})
+        parsed = {"verdicts": verdicts, "choices": choices, "outcome": outcome}
+        unparsed = [name for name in GOLD_POSITION if verdicts[name] is None]
+        rated_equal = [name for name in GOLD_POSITION if verdicts[name] == "tie"]
+    value["parse_failures"] = float(len(unparsed))
+    parsed["unparsed"] = unparsed
+    parsed["rated_equal"] = rated_equal
     return value, parsed
 
 
-CheckPrompt = Callable[[str, str, str], str]
-"""Builds the explanation check from (question, judged answer, judge's explanation)."""
+def _shown_answers(paradigm: Paradigm, name: str, metadata: Mapping[str, Any]) -> tuple[list[tuple[str, str]], str]:
+    """The answers as the judgment ``name`` showed them, labelled as in its prompt, and the flawed one's label."""
+    if paradigm != "pairwise":
+        return [("Answer", metadata["perturbed"])], "Answer"
+    gold, perturbed = metadata["gold"], metadata["perturbed"]
+    if GOLD_POSITION[name] == "A":
+        return [("Answer A", gold), ("Answer B", perturbed)], "Answer B"
+    return [("Answer A", perturbed), ("Answer B", gold)], "Answer A"
+
+
+CheckPrompt = Callable[[str, Sequence[tuple[str, str]], str, str], str]
+"""Builds the explanation check from (question, labelled answers as the judge saw them, flawed label, explanation)."""
 
 
 @scorer(metrics=[])
@@ -78,8 +120,9 @@ def blind_spot_judgments(paradigm: Paradigm, scale: int, check_prompt: CheckProm
     """Parse the judge's answers for one item into failure flags (NaN where unparsable).
 
     With a ``check_prompt`` (strategies whose judge explains itself) and the ``explanation_checker``
-    model role bound, every failing judgment's explanation is shown to that model, which says whether
-    it still names a problem with the perturbed answer.
+    model role bound, the explanation of every judgment that rated a perturbed answer as good as the gold
+    one is shown to that model, with the answers as the judge saw them and the flawed one named; it says
+    whether the explanation still points out a problem in the flawed answer.
     """
     check_config = GenerateConfig(temperature=0.0)
 
@@ -87,83 +130,95 @@ def blind_spot_judgments(paradigm: Paradigm, scale: int, check_prompt: CheckProm
         answers: dict[str, str] = state.store.get(ANSWERS_STORE_KEY) or {}
         invariant = bool(state.metadata["invariant"])
         value, parsed = _judgments(paradigm, answers, scale, invariant)
-        parse_failures = sum(1 for name in answers if _unparsed(paradigm, parsed, name))
         checks: dict[str, bool | None] = {}
-        if check_prompt and parsed["failing"] and not invariant and EXPLANATION_CHECKER_ROLE in model_roles():
+        if check_prompt and not invariant and EXPLANATION_CHECKER_ROLE in model_roles():
             checker = get_model(role=EXPLANATION_CHECKER_ROLE)
-            question, shown = state.metadata["question"], state.metadata["perturbed"]
+            question = state.metadata["question"]
             outputs = await asyncio.gather(
                 *(
-                    checker.generate(check_prompt(question, shown, answers[name]), config=check_config)
-                    for name in parsed["failing"]
+                    checker.generate(
+                        check_prompt(question, *_shown_answers(paradigm, name, state.metadata), answers[name]),
+                        config=check_config,
+                    )
+                    for name in parsed["rated_equal"]
                 )
             )
-            checks = {name: parse_yes_no(output.completion) for name, output in zip(parsed["failing"], outputs)}
-            caught = [flag for flag in checks.values() if flag is not None]
-            value["explanation_caught"] = float(sum(caught)) / len(caught) if caught else math.nan
+            checks = {name: parse_yes_no(output.completion) for name, output in zip(parsed["rated_equal"], outputs)}
+            flags = list(checks.values())
+            value["explanation_checked"] = float(sum(flag is not None for flag in flags))
+            value["explanation_caught"] = float(sum(flag is True for flag in flags))
+            value["explanation_unparsed"] = float(sum(flag is None for flag in flags))
+        else:
+            value.update(dict.fromkeys(EXPLANATION_KEYS, math.nan))
         return Score(
             value=value,
             answer=state.output.completion,
-            metadata={
-                "answers": answers,
-                "parsed": parsed,
-                "parse_failures": parse_failures,
-                "explanation_checks": checks,
-            },
+            metadata={"answers": answers, "parsed": parsed, "explanation_checks": checks},
         )
 
     return score
 
 
-def _unparsed(paradigm: Paradigm, parsed: Mapping[str, Any], name: str) -> bool:
-    if paradigm == "pairwise":
-        return parsed["verdicts"].get(name) is None
-    return parsed.get(name) is None
+def _total(values: list[float]) -> float:
+    return float(sum(value for value in values if not math.isnan(value)))
 
 
 @metric
 def blind_spot_rates(paradigm: Paradigm) -> Metric:
-    """FBI's failure rates per ability and category with bootstrap CIs, score-invariant rates, parse failures,
-    and for pairwise runs the per-order rates, position consistency and first-position preference.
+    """FBI's failure rates per ability and category with item-level bootstrap CIs, score-invariant rates,
+    parse failures, explanation checks, and for pairwise runs the outcome shares over both orders (flip rate
+    included), the per-order rates and the first-position and tie rates.
 
     Copes with partial results: items not yet scored are simply absent.
     """
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        records: list[FailureRecord] = []
-        per_order: dict[str, list[FailureRecord]] = {name: [] for name in GOLD_POSITION}
-        consistency: list[float] = []
-        first_position: list[float] = []
-        caught: dict[str, list[float]] = {}
-        parse_failures = 0
+        items: list[tuple[tuple[str, str, bool], Mapping[str, Any]]] = []
         for sample_score in scores:
             metadata = sample_score.sample_metadata or {}
             value = sample_score.score.value
-            if not isinstance(value, Mapping) or "ability" not in metadata:
-                continue
-            parse_failures += int((sample_score.score.metadata or {}).get("parse_failures", 0))
-            place = (metadata["ability"], metadata["category"], bool(metadata["invariant"]))
-            if paradigm == "pairwise":
-                for name in GOLD_POSITION:
-                    record = FailureRecord(*place, as_float(value.get(f"failure_{name}")))
-                    records.append(record)
-                    per_order[name].append(record)
-                    first_position.append(as_float(value.get(f"first_position_{name}")))
-                consistency.append(as_float(value.get("consistent")))
-            else:
-                records.append(FailureRecord(*place, as_float(value.get("failure"))))
-            if "explanation_caught" in value and not place[2]:
-                for group in ("", f"/{place[0]}", f"/{place[0]}/{place[1]}"):
-                    caught.setdefault(group, []).append(as_float(value["explanation_caught"]))
-        metrics = error_rate_metrics(records)
+            if isinstance(value, Mapping) and "ability" in metadata:
+                items.append(((metadata["ability"], metadata["category"], bool(metadata["invariant"])), value))
+        metrics = error_rate_metrics(FailureRecord(*place, as_float(value.get("failure"))) for place, value in items)
         if paradigm == "pairwise":
-            for name, order_records in per_order.items():
-                metrics.update(error_rate_metrics(order_records, prefix=f"error_rate_{name}"))
-            metrics["position_consistency"] = rate_with_ci(consistency).rate
-            metrics["first_position_rate"] = rate_with_ci(first_position).rate
-        for group, flags in caught.items():
-            metrics[f"explanation_caught_rate{group}"] = rate_with_ci(flags).rate
-        metrics["parse_failures"] = float(parse_failures)
+            for name in GOLD_POSITION:
+                records = (FailureRecord(*place, as_float(value.get(f"failure_{name}"))) for place, value in items)
+                metrics.update(error_rate_metrics(records, prefix=f"error_rate_{name}"))
+            for invariant, prefix in ((False, ""), (True, "si_")):
+                group = [value for place, value in items if place[2] == invariant]
+                if not group:
+                    continue
+                for kind, name in OUTCOME_METRICS.items():
+                    estimate = rate_with_ci([as_float(value.get(f"outcome_{kind}")) for value in group])
+                    metrics[f"{prefix}{name}"] = estimate.rate
+                    if kind == "inconsistent":
+                        metrics[f"{prefix}{name}_ci_low"] = estimate.low
+                        metrics[f"{prefix}{name}_ci_high"] = estimate.high
+            counts = {key: _total([as_float(value.get(key)) for _, value in items]) for key in VERDICT_COUNTS.values()}
+            metrics["first_position_rate"], metrics["tie_rate"] = position_rates(
+                counts["verdicts_first"], counts["verdicts_second"], counts["verdicts_tie"]
+            )
+        metrics.update(_explanation_metrics(items))
+        metrics["parse_failures"] = _total([as_float(value.get("parse_failures")) for _, value in items])
         return metrics
 
     return compute
+
+
+def _explanation_metrics(items: list[tuple[tuple[str, str, bool], Mapping[str, Any]]]) -> dict[str, float]:
+    """``explanation_caught_rate`` overall, per ability and per category (caught / checked explanations) and
+    ``explanation_unparsed``; nothing when no checker ran."""
+    checked = [(place, value) for place, value in items if not math.isnan(as_float(value.get("explanation_checked")))]
+    if not checked:
+        return {}
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    for (ability, category, _), value in checked:
+        for group in ("", f"/{ability}", f"/{ability}/{category}"):
+            groups.setdefault(group, []).append(value)
+    metrics = {}
+    for group, values in groups.items():
+        caught = _total([as_float(value.get("explanation_caught")) for value in values])
+        total = _total([as_float(value.get("explanation_checked")) for value in values])
+        metrics[f"explanation_caught_rate{group}"] = caught / total if total else math.nan
+    metrics["explanation_unparsed"] = _total([as_float(value.get("explanation_unparsed")) for _, value in checked])
+    return metrics

@@ -2,6 +2,7 @@ import math
 
 import numpy as np
 import pytest
+from inspect_ai.scorer import SampleScore, Score, mean_score
 from scipy import stats
 
 from scorers.blind_spots import (
@@ -9,10 +10,23 @@ from scorers.blind_spots import (
     chosen_answer,
     error_rate_metrics,
     pairwise_failure,
+    pairwise_item_failure,
+    pairwise_outcome,
+    position_rates,
     rate_with_ci,
     reference_failure,
     single_failure,
 )
+from scorers.fbi import _judgments, blind_spot_rates
+
+PERTURBED = {"ability": "factual", "category": "entity", "invariant": False}
+INVARIANT = {"ability": "score_invariant", "category": "score_invariant", "invariant": True}
+
+
+def pairwise_score(gold_first: str, gold_second: str, metadata=PERTURBED) -> SampleScore:
+    """One pairwise item's score from the judge's raw answers in the two orders."""
+    value, _ = _judgments("pairwise", {"gold_first": gold_first, "gold_second": gold_second}, 10, metadata["invariant"])
+    return SampleScore(score=Score(value=value), sample_metadata=metadata)
 
 
 def test_single_failure_rules():
@@ -81,3 +95,93 @@ def test_error_rate_metric_names_and_values():
     assert metrics["error_rate_ci_low/reasoning"] == 0.0 and metrics["error_rate_ci_high/reasoning"] == 0.0
     assert metrics["error_rate_ci_low"] <= 0.5 <= metrics["error_rate_ci_high"]
     assert "si_error_rate_ci_low" in metrics
+
+
+def test_pairwise_outcome_follows_the_authors_classification():
+    assert pairwise_outcome("gold", "gold") == "gold"
+    assert pairwise_outcome("perturbed", "perturbed") == "perturbed"
+    assert pairwise_outcome("tie", "tie") == "tie"
+    assert pairwise_outcome("gold", "perturbed") == "inconsistent"  # always answer A
+    assert pairwise_outcome("gold", "tie") == "inconsistent"  # a tie in one order only
+    assert pairwise_outcome(None, "gold") is None and pairwise_outcome("gold", None) is None
+
+
+def test_pairwise_item_failure():
+    assert pairwise_item_failure("gold", invariant=False) == 0.0
+    assert all(pairwise_item_failure(kind, invariant=False) == 1.0 for kind in ("perturbed", "tie", "inconsistent"))
+    assert pairwise_item_failure("gold", invariant=True) == 1.0
+    assert all(pairwise_item_failure(kind, invariant=True) == 0.0 for kind in ("perturbed", "tie", "inconsistent"))
+    assert math.isnan(pairwise_item_failure(None, invariant=False))
+
+
+def test_position_rates_leave_ties_out_of_the_first_position_rate():
+    assert position_rates(1, 1, 2) == (0.5, 0.5)  # ties half the time, no side preferred
+    assert position_rates(3, 1, 0) == (0.75, 0.0)
+    first, tie = position_rates(0, 0, 2)
+    assert math.isnan(first) and tie == 1.0
+    assert all(math.isnan(rate) for rate in position_rates(0, 0, 0))
+
+
+def test_constant_first_answer_judge_fails_every_pairwise_item():
+    metrics = blind_spot_rates("pairwise")([pairwise_score("[[A]]", "[[A]]") for _ in range(4)])
+    assert metrics["error_rate"] == 1.0
+    assert metrics["error_rate/factual/entity"] == 1.0
+    assert metrics["flip_rate"] == 1.0
+    assert metrics["gold_both_orders"] == metrics["perturbed_both_orders"] == metrics["tie_both_orders"] == 0.0
+    assert metrics["error_rate_gold_first"] == 0.0 and metrics["error_rate_gold_second"] == 1.0
+    assert metrics["first_position_rate"] == 1.0 and metrics["tie_rate"] == 0.0
+    assert metrics["parse_failures"] == 0.0
+
+
+def test_pairwise_outcome_shares_and_score_invariant_items():
+    scores = [
+        pairwise_score("[[A]]", "[[B]]"),  # gold both
+        pairwise_score("[[B]]", "[[A]]"),  # perturbed both
+        pairwise_score("[[C]]", "[[C]]"),  # tie both
+        pairwise_score("[[A]]", "[[C]]"),  # flips
+        pairwise_score("[[A]]", "no verdict"),  # left out, counted
+        pairwise_score("[[A]]", "[[B]]", INVARIANT),  # penalises a harmless edit
+        pairwise_score("[[C]]", "[[C]]", INVARIANT),
+    ]
+    metrics = blind_spot_rates("pairwise")(scores)
+    assert metrics["error_rate"] == pytest.approx(3 / 4)
+    shares = ("gold_both_orders", "perturbed_both_orders", "tie_both_orders", "flip_rate")
+    assert [metrics[name] for name in shares] == [0.25] * 4
+    assert metrics["si_error_rate"] == 0.5 and metrics["si_gold_both_orders"] == 0.5
+    assert metrics["si_tie_both_orders"] == 0.5 and metrics["si_flip_rate"] == 0.0
+    # verdicts over all 13 parsed answers: A 5, B 3, tie 5
+    assert metrics["first_position_rate"] == pytest.approx(5 / 8)
+    assert metrics["tie_rate"] == pytest.approx(5 / 13)
+    assert metrics["parse_failures"] == 1.0
+    assert metrics["error_rate_gold_second"] == pytest.approx(3 / 4)  # B (gold) chosen once in 4 parsed
+
+
+def test_pairwise_bootstrap_resamples_items():
+    outcomes = [("[[A]]", "[[B]]")] * 6 + [("[[A]]", "[[A]]")] * 4
+    metrics = blind_spot_rates("pairwise")([pairwise_score(*pair) for pair in outcomes])
+    items = np.array([0.0] * 6 + [1.0] * 4)
+    expected = stats.bootstrap((items,), np.mean, n_resamples=2000, method="percentile", rng=np.random.default_rng(0))
+    assert metrics["error_rate"] == pytest.approx(0.4)
+    assert metrics["error_rate_ci_low"] == pytest.approx(expected.confidence_interval.low)
+    assert metrics["error_rate_ci_high"] == pytest.approx(expected.confidence_interval.high)
+
+
+def test_epochs_average_each_item_outcome_not_each_order():
+    """Epoch 1: gold both orders; epoch 2: answer A both times (a flip); epoch 3: unparsed (left out)."""
+    epochs = [pairwise_score("[[A]]", "[[B]]"), pairwise_score("[[A]]", "[[A]]"), pairwise_score("?", "?")]
+    reduced = mean_score()([epoch.score for epoch in epochs])
+    assert reduced.value["failure"] == 0.5
+    assert reduced.value["outcome_gold"] == 0.5 and reduced.value["outcome_inconsistent"] == 0.5
+    assert reduced.value["parse_failures"] == pytest.approx(2 / 3)
+    metrics = blind_spot_rates("pairwise")([SampleScore(score=reduced, sample_metadata=PERTURBED)])
+    assert metrics["error_rate"] == 0.5 and metrics["flip_rate"] == 0.5 and metrics["tie_rate"] == 0.0
+    assert metrics["first_position_rate"] == pytest.approx(3 / 4)
+
+
+def test_single_explanation_checks_only_equal_ratings():
+    _, equal = _judgments("single", {"gold": "Rating: [[7]]", "perturbed": "Rating: [[7]]"}, 10, False)
+    _, higher = _judgments("single", {"gold": "Rating: [[7]]", "perturbed": "Rating: [[9]]"}, 10, False)
+    _, top = _judgments("reference", {"perturbed": "Rating: [[10]]"}, 10, False)
+    _, ties = _judgments("pairwise", {"gold_first": "[[C]]", "gold_second": "[[B]]"}, 10, False)
+    assert equal["rated_equal"] == ["perturbed"] and higher["rated_equal"] == []
+    assert top["rated_equal"] == ["perturbed"] and ties["rated_equal"] == ["gold_first"]

@@ -2,19 +2,43 @@
 
 from __future__ import annotations
 
+import re
+import threading
+
 import pytest
 
 from fbi_tasks.data import load_items
-from tests.fake_judge import constant, knows_gold
+from fbi_tasks.fbi import FBI_TASK_VERSION
+from tests.fake_judge import Answer, constant, knows_gold
 from tests.test_inspect_integration import metrics_of, run_inspect
 
 pytestmark = pytest.mark.integration
 
 CAP = "per_category=2"
+N_ITEMS = 23 * 2
+"""Two items per category (items with identical answers are left out before the draw)."""
+
+CHECKER = "[Evaluator's explanation]"
 
 
 def golds(fbi_data) -> set[str]:
-    return {item.gold for item in load_items(fbi_data, per_category=2)}
+    return {item.gold for item in load_items(fbi_data, per_category=2).items}
+
+
+def first_answer_then(first: str, later: str) -> Answer:
+    """A judge that answers ``first`` the first time it sees a prompt and ``later`` every time after."""
+    seen: set[str] = set()
+    lock = threading.Lock()
+
+    def answer(prompt: str) -> str:
+        if CHECKER in prompt:
+            return "[[YES]]"
+        with lock:
+            repeat = prompt in seen
+            seen.add(prompt)
+        return later if repeat else first
+
+    return answer
 
 
 @pytest.mark.parametrize("strategy", ["vanilla_star", "rubric", "axis_rubric"])
@@ -31,7 +55,7 @@ def test_constant_single_judge_never_penalises(tmp_path, fbi_data, strategy):
     assert metrics["error_rate/factual/entity"] == 1.0
     assert metrics["si_error_rate"] == 0.0
     assert metrics["parse_failures"] == 0
-    assert len(calls) == 2 * 23 * 2  # gold and perturbed rated in separate calls
+    assert len(calls) == 2 * N_ITEMS  # gold and perturbed rated in separate calls
 
 
 def test_judge_that_knows_gold_never_fails_single(tmp_path, fbi_data):
@@ -45,18 +69,23 @@ def test_judge_that_knows_gold_never_fails_single(tmp_path, fbi_data):
     assert metrics["si_error_rate"] == 1.0  # it penalises every edit, the harmless ones too
 
 
-def test_constant_pairwise_judge_shows_position_bias(tmp_path, fbi_data):
+def test_constant_pairwise_judge_fails_every_item(tmp_path, fbi_data):
+    """Always answering A picks gold in one order and the perturbed answer in the other: every item flips."""
     log, calls = run_inspect(
         "fbi_tasks/pairwise", constant("[[A]]"), tmp_path, f"data_dir={fbi_data}", CAP, "strategy=pairwise_star"
     )
     metrics = metrics_of(log)
-    assert metrics["first_position_rate"] == 1.0
-    assert metrics["position_consistency"] == 0.0
+    assert metrics["error_rate"] == 1.0
+    assert metrics["error_rate_ci_low"] == metrics["error_rate_ci_high"] == 1.0
+    assert metrics["error_rate/factual/entity"] == 1.0
+    assert metrics["flip_rate"] == 1.0 and metrics["gold_both_orders"] == 0.0
+    assert metrics["si_error_rate"] == 0.0 and metrics["si_flip_rate"] == 1.0
+    assert metrics["first_position_rate"] == 1.0 and metrics["tie_rate"] == 0.0
     assert metrics["error_rate_gold_first"] == 0.0
     assert metrics["error_rate_gold_second"] == 1.0
-    assert metrics["error_rate"] == 0.5
-    assert metrics["si_error_rate"] == 0.5
-    assert len(calls) == 2 * 23 * 2
+    assert len(calls) == 2 * N_ITEMS
+    assert log.eval.task_version == FBI_TASK_VERSION
+    assert len(log.eval.metadata["left_out_identical"]) == 7
 
 
 @pytest.mark.parametrize("strategy", ["pairwise", "axis_rules"])
@@ -66,7 +95,8 @@ def test_judge_that_knows_gold_never_fails_pairwise(tmp_path, fbi_data, strategy
     )
     metrics = metrics_of(log)
     assert metrics["error_rate"] == 0.0 and metrics["error_rate/reasoning/calculations"] == 0.0
-    assert metrics["position_consistency"] == 1.0
+    assert metrics["gold_both_orders"] == 1.0 and metrics["flip_rate"] == 0.0
+    assert metrics["si_error_rate"] == 1.0  # it prefers the unedited answer in both orders
     assert metrics["first_position_rate"] == 0.5
 
 
@@ -94,15 +124,14 @@ def test_unparsable_verdicts_are_counted(tmp_path, fbi_data):
     metrics = metrics_of(log)
     assert metrics["parse_failures"] == 6 * 2
     assert metrics["error_rate"] != metrics["error_rate"]  # NaN: nothing to rate
+    assert metrics["flip_rate"] != metrics["flip_rate"]
 
 
 def test_explanation_checker_role(tmp_path, fbi_data):
-    """Each failing judgment's explanation goes to the explanation_checker role, which reports it names an error."""
+    """Explanations of equal ratings go to the explanation_checker role, which reports they name an error."""
 
     def judge_or_checker(prompt: str) -> str:
-        return (
-            "[[YES]]" if "[Evaluator's explanation]" in prompt else "There is an error, but it is minor. Rating: [[3]]"
-        )
+        return "[[YES]]" if CHECKER in prompt else "There is an error, but it is minor. Rating: [[3]]"
 
     log, calls = run_inspect(
         "fbi_tasks/single",
@@ -120,3 +149,130 @@ def test_explanation_checker_role(tmp_path, fbi_data):
     assert len(checker_calls) == 6
     assert metrics["explanation_caught_rate"] == 1.0
     assert metrics["explanation_caught_rate/factual/entity"] == 1.0
+    assert metrics["explanation_unparsed"] == 0
+
+
+_SHOWN = re.compile(
+    r"introduced into (Answer [AB]) on purpose.*\[Answer A\]\n(.*?)\n\n\[Answer B\]\n(.*?)\n\n\[Evaluator's explanation\]\n(.*)",
+    re.DOTALL,
+)
+
+
+def test_pairwise_explanation_check_shows_both_answers_and_names_the_flawed_one(tmp_path, fbi_data):
+    """The judge ties, blaming answer A; the checker sees both answers as the judge did and is told which one
+    carries the error, so the blame counts only in the order where the perturbed answer was A."""
+    items = load_items(fbi_data, per_category=1, abilities=["factual"]).items
+    perturbed = {item.perturbed for item in items}
+    golds_shown = {item.gold for item in items}
+    seen: list[tuple[str, str, str]] = []
+
+    def judge_or_checker(prompt: str) -> str:
+        if CHECKER not in prompt:
+            return "Answer A gets a fact wrong, but both are fine overall. [[C]]"
+        flawed, answer_a, answer_b, explanation = _SHOWN.search(prompt).groups()
+        seen.append((flawed, answer_a, answer_b))
+        return "[[YES]]" if flawed == "Answer A" and "Answer A gets a fact wrong" in explanation else "[[NO]]"
+
+    log, calls = run_inspect(
+        "fbi_tasks/pairwise",
+        judge_or_checker,
+        tmp_path,
+        f"data_dir={fbi_data}",
+        "per_category=1",
+        "abilities=factual",
+        extra_args=("--model-role", "explanation_checker=openai-api/fakejudge/checker"),
+    )
+    assert len(seen) == 6 * 2  # a tie in both orders of every item
+    for flawed, answer_a, answer_b in seen:
+        assert (answer_a, answer_b) in {(i.gold, i.perturbed) for i in items} | {(i.perturbed, i.gold) for i in items}
+        assert (answer_b if flawed == "Answer B" else answer_a) in perturbed
+        assert (answer_a if flawed == "Answer B" else answer_b) in golds_shown
+    metrics = metrics_of(log)
+    assert metrics["error_rate"] == 1.0 and metrics["tie_both_orders"] == 1.0
+    assert metrics["explanation_caught_rate"] == 0.5
+
+
+def test_single_explanation_check_skips_higher_ratings(tmp_path, fbi_data):
+    """Paper 5.3 checks the judgments that rated the perturbed answer equal to the gold one, not above it."""
+    gold_answers = golds(fbi_data)
+    rated = re.compile(r"\[Answer\]\n(.*?)\n\nFirst explain", re.DOTALL)
+
+    def judge_or_checker(prompt: str) -> str:
+        if CHECKER in prompt:
+            return "[[YES]]"
+        return "Rating: [[2]]" if rated.search(prompt).group(1) in gold_answers else "Rating: [[5]]"
+
+    log, calls = run_inspect(
+        "fbi_tasks/single",
+        judge_or_checker,
+        tmp_path,
+        f"data_dir={fbi_data}",
+        CAP,
+        "abilities=factual",
+        "strategy=vanilla",
+        extra_args=("--model-role", "explanation_checker=openai-api/fakejudge/checker"),
+    )
+    metrics = metrics_of(log)
+    assert metrics["error_rate"] == 1.0
+    assert not [call for call in calls if call["model"] == "checker"]
+    assert metrics["explanation_caught_rate"] != metrics["explanation_caught_rate"]  # NaN: nothing was checked
+
+
+def test_pairwise_epochs_keep_every_epoch(tmp_path, fbi_data):
+    """Each prompt is answered A once, then not at all: one epoch flips, the other is unparsed and left out."""
+    log, calls = run_inspect(
+        "fbi_tasks/pairwise",
+        first_answer_then("[[A]]", "no verdict"),
+        tmp_path,
+        f"data_dir={fbi_data}",
+        "per_category=1",
+        "abilities=factual",
+        "strategy=pairwise_star",
+        extra_args=("--epochs", "2", "--max-samples", "1"),
+    )
+    metrics = metrics_of(log)
+    assert len(calls) == 6 * 2 * 2
+    assert metrics["error_rate"] == 1.0 and metrics["flip_rate"] == 1.0
+    assert metrics["first_position_rate"] == 1.0
+    assert metrics["parse_failures"] == 6  # per epoch: 12 unparsable answers over two epochs
+
+
+def test_constant_pairwise_judge_with_two_epochs(tmp_path, fbi_data):
+    log, calls = run_inspect(
+        "fbi_tasks/pairwise",
+        constant("[[A]]"),
+        tmp_path,
+        f"data_dir={fbi_data}",
+        "per_category=1",
+        "strategy=pairwise_star",
+        extra_args=("--epochs", "2"),
+    )
+    metrics = metrics_of(log)
+    assert len(calls) == 23 * 2 * 2
+    assert metrics["error_rate"] == 1.0 and metrics["si_error_rate"] == 0.0 and metrics["flip_rate"] == 1.0
+
+
+def test_single_epochs_with_the_explanation_checker(tmp_path, fbi_data):
+    """Equal ratings in one epoch (checked), nothing parsable in the other: the score keys stay the same."""
+    log, calls = run_inspect(
+        "fbi_tasks/single",
+        first_answer_then("A small slip. Rating: [[4]]", "I cannot rate this."),
+        tmp_path,
+        f"data_dir={fbi_data}",
+        "per_category=1",
+        "abilities=factual",
+        "strategy=vanilla",
+        extra_args=(
+            "--epochs",
+            "2",
+            "--max-samples",
+            "1",
+            "--model-role",
+            "explanation_checker=openai-api/fakejudge/checker",
+        ),
+    )
+    metrics = metrics_of(log)
+    assert len([call for call in calls if call["model"] == "checker"]) == 6
+    assert metrics["error_rate"] == 1.0
+    assert metrics["explanation_caught_rate"] == 1.0
+    assert metrics["parse_failures"] == 6
