@@ -115,3 +115,49 @@ def test_every_fbi_strategy_runs_on_the_cpu_judge(judge_folder, fbi_data, tmp_pa
         for sample in log.samples:
             answers = next(iter(sample.scores.values())).metadata["answers"]
             assert answers and all(answer.strip() for answer in answers.values())
+
+
+def test_every_adherence_setting_runs_on_the_cpu_judge(judge_folder, tmp_path, monkeypatch):
+    from adherence_tasks.adherence import summeval as adherence_summeval
+    from tests.conftest import data_folder
+
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
+    folder = str(data_folder("human", "summeval"))
+    settings = ("perplexity", "generic", "criterion", "rubric")
+    logs = inspect_eval(
+        [adherence_summeval(setting=setting, data_dir=folder, n=3) for setting in settings],
+        model="hf/smollm2",
+        model_args=model_args(judge_folder),
+        max_tokens=8,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        max_tasks=1,
+    )
+    assert [log.eval.metadata["setting"] for log in logs] == list(settings)
+    for log in logs:
+        assert log.status == "success", log.error
+        metrics = {name: metric.value for name, metric in log.results.scores[0].metrics.items()}
+        assert {"pearson", "pearson/group/Content", "pearson/fluency", "n/fluency", "parse_failures"} <= set(metrics)
+        assert len(log.samples) == 3
+    likelihoods = [next(iter(sample.scores.values())).value["fluency"] for sample in logs[0].samples]
+    assert all(-20 < value < 0 for value in likelihoods) and len(set(likelihoods)) == 3
+    asked = {len(sample.store["judge_samples"]) for sample in logs[1].samples}
+    assert asked == {1}  # generic: one question serves the four 1-5 criteria
+    assert {len(sample.store["judge_samples"]) for sample in logs[3].samples} == {4}
+
+
+def test_storycloze_by_likelihood_on_the_cpu_judge(judge_folder, dhp_data, tmp_path, monkeypatch):
+    from dhp_tasks.dhp import storycloze
+
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
+    [log] = inspect_eval(
+        storycloze(data_dir=str(dhp_data("storycloze")), n=6, perturbations="typos,random_ending", scoring="perplexity"),
+        model="hf/smollm2",
+        model_args=model_args(judge_folder),
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    metrics = {name: metric.value for name, metric in log.results.scores[0].metrics.items()}
+    assert metrics["n_pairs/typos/likelihood"] == 6 and metrics["parse_failures"] == 0
+    assert metrics["D/typos"] > 1  # every typo'd ending is less likely than its original
