@@ -22,8 +22,8 @@ from adherence_tasks.datasets import DATASETS, AdherenceDataset
 from adherence_tasks.prompts import SETTINGS, Question, Setting, questions_for, render
 from adherence_tasks.sources import public_folder
 from judge_data import DataError, names_option
-from judge_data.options import OptionError
 from judge_data.human import ITEMS_FILE, HumanCriterion, HumanItem, load_criteria, load_items
+from judge_data.options import OptionError
 from scorers.adherence import CriterionSpec, ReadAnswer, criterion_ratings, human_agreement
 from scorers.likelihood import likelihood_scores
 from solvers.judge import sample_prompts
@@ -43,7 +43,9 @@ def expected_sign(setting: Setting, criterion: HumanCriterion) -> int:
     return -1 if setting in QUALITY_SETTINGS and not criterion.higher_is_better else 1
 
 
-def choose_criteria(criteria: Sequence[HumanCriterion], names: Sequence[str] | None, source: str) -> list[HumanCriterion]:
+def choose_criteria(
+    criteria: Sequence[HumanCriterion], names: Sequence[str] | None, source: str
+) -> list[HumanCriterion]:
     if names is None:
         return list(criteria)
     known = {criterion.name: criterion for criterion in criteria}
@@ -72,7 +74,9 @@ def _sample(item: HumanItem, criteria: Sequence[HumanCriterion], dataset: str) -
             "task": item.task,
             "context": item.task,
             "response": item.response,
-            "human": {criterion.name: item.human[criterion.name] for criterion in criteria if criterion.name in item.human},
+            "human": {
+                criterion.name: item.human[criterion.name] for criterion in criteria if criterion.name in item.human
+            },
         },
     )
 
@@ -80,7 +84,9 @@ def _sample(item: HumanItem, criteria: Sequence[HumanCriterion], dataset: str) -
 def _prompts(questions: Sequence[Question], task_description: str):
     def build(state: TaskState) -> Mapping[str, str]:
         meta = state.metadata
-        return {question.key: render(question, task_description, meta["task"], meta["response"]) for question in questions}
+        return {
+            question.key: render(question, task_description, meta["task"], meta["response"]) for question in questions
+        }
 
     return build
 
@@ -224,6 +230,4 @@ def custom(
     folder = Path(data_dir).expanduser()
     if not folder.is_dir():
         raise OptionError(f"data_dir {folder} is not a folder")
-    return adherence_task(
-        "custom", folder, setting, criteria, n, seed, repeats, temperature, {"source": str(folder)}
-    )
+    return adherence_task("custom", folder, setting, criteria, n, seed, repeats, temperature, {"source": str(folder)})

@@ -47,7 +47,11 @@ def generic_question(low: float, high: float, binary: bool) -> Question:
     """The quality question with no criterion named, on the scale of the criteria it is compared with."""
     if binary:
         return Question(
-            "generic/binary", low, high, True, "Is this a good response to the task?\nReply with yes or no only.\nAnswer:"
+            "generic/binary",
+            low,
+            high,
+            True,
+            "Is this a good response to the task?\nReply with yes or no only.\nAnswer:",
         )
     return Question(
         f"generic/{low:g}-{high:g}",

@@ -71,7 +71,11 @@ def _criterion(entry: Any, path: Path, index: int) -> HumanCriterion:
 
     name = required("name", str)
     score_range = required("range", list)
-    if len(score_range) != 2 or not all(isinstance(v, (int, float)) for v in score_range) or score_range[0] >= score_range[1]:
+    if (
+        len(score_range) != 2
+        or not all(isinstance(v, (int, float)) for v in score_range)
+        or score_range[0] >= score_range[1]
+    ):
         raise DataError(f"{where} ({name}): field 'range' must be [low, high] with low < high, got {score_range}")
     scale = required("scale", str)
     if scale not in SCALES:
@@ -170,7 +174,8 @@ def load_items(folder: str | Path, criteria: Sequence[HumanCriterion]) -> list[H
             value = row.get(name)
             # an empty response is data (ROSCOE keeps one, rated worst); an empty id or task is not
             if not isinstance(value, str) or (name != "response" and not value.strip()):
-                raise DataError(f"{where}: field {name!r} must be a {'' if name == 'response' else 'non-empty '}string, got {value!r}")
+                kind = "a string" if name == "response" else "a non-empty string"
+                raise DataError(f"{where}: field {name!r} must be {kind}, got {value!r}")
             texts[name] = value
         if texts["id"] in seen:
             raise DataError(f"{where}: duplicate id {texts['id']!r}")

@@ -1,4 +1,4 @@
-"""inspect-ai scorer and metric for instruction adherence: judge scores per criterion in, correlations with humans out."""
+"""inspect-ai scorer and metric for instruction adherence: judge scores per criterion in, correlations out."""
 
 from __future__ import annotations
 

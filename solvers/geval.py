@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from inspect_ai.model import GenerateConfig, Model, ModelOutput, get_model
+from inspect_ai.model import GenerateConfig, ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-ANSWERS_STORE_KEY = "judge_answers"
-"""Where the solver leaves ``{"low": 1, "high": 5, "answers": {criterion: [raw answer, ...]}}`` for the scorer.
-
-Answers are parsed by the scorer, not here, so ``inspect score`` can re-parse a finished log without
-calling the judge again.
-"""
+from solvers.judge import ANSWERS_STORE_KEY, ask_prompts
 
 
 @dataclass(frozen=True)
@@ -56,23 +50,6 @@ class JudgePrompt:
         return "\n\n".join(parts)
 
 
-async def sample_answers(model: Model, prompt: str, repeats: int, config: GenerateConfig) -> list[str]:
-    """``repeats`` answers to one prompt, asking for them as choices of one call where the provider allows.
-
-    Providers that ignore ``num_choices`` return one choice per call; the remaining answers are
-    then asked for in further calls.
-    """
-    answers: list[str] = []
-    for _ in range(repeats):
-        missing = repeats - len(answers)
-        if missing == 0:
-            break
-        call_config = config.merge(GenerateConfig(num_choices=missing)) if missing > 1 else config
-        output = await model.generate(prompt, config=call_config)
-        answers.extend(choice.message.text for choice in output.choices)
-    return answers[:repeats]
-
-
 @solver
 def rate_criteria(
     prompt: JudgePrompt,
@@ -94,10 +71,8 @@ def rate_criteria(
         model = get_model()
         text = state.metadata["response"]
         context = state.metadata.get("context")
-        answer_lists = await asyncio.gather(
-            *(sample_answers(model, prompt.render(criterion, text, context), repeats, config) for criterion in criteria)
-        )
-        answers = {criterion.name: list(texts) for criterion, texts in zip(criteria, answer_lists)}
+        prompts = {criterion.name: prompt.render(criterion, text, context) for criterion in criteria}
+        answers = await ask_prompts(model, prompts, repeats, config)
         state.store.set(ANSWERS_STORE_KEY, {"low": prompt.low, "high": prompt.high, "answers": answers})
         summary = "\n".join(f"{name}: {texts}" for name, texts in answers.items())
         state.output = ModelOutput.from_content(model=str(model), content=summary)

@@ -81,7 +81,9 @@ def test_a_judge_that_answers_the_human_scores_correlates_perfectly(tmp_path, se
         assert metrics[f"n/{criterion}"] == 30
         assert metrics[f"pearson_ci_low/{criterion}"] == pytest.approx(1.0)
     assert metrics["pearson"] == pytest.approx(1.0)
-    assert metrics["pearson/group/Content"] == pytest.approx(1.0) and metrics["pearson/group/Integrity"] == pytest.approx(1.0)
+    assert metrics["pearson/group/Content"] == pytest.approx(1.0) and metrics[
+        "pearson/group/Integrity"
+    ] == pytest.approx(1.0)
     assert metrics["parse_failures"] == 0 and metrics["undefined"] == 0
     assert len(calls) == 30 * 4
     assert log.eval.task_version == 1 and log.eval.metadata["setting"] == setting

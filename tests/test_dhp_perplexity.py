@@ -58,7 +58,11 @@ def test_a_model_that_finds_the_originals_likelier_discerns_every_perturbation(t
 
 def test_a_model_indifferent_to_the_damage_has_no_discernment(tmp_path, dhp_data):
     log, _ = run_with_likelihoods(
-        tmp_path, fake_completions.by_position, f"data_dir={dhp_data('storycloze')}", "n=5", "perturbations=wrong_ending"
+        tmp_path,
+        fake_completions.by_position,
+        f"data_dir={dhp_data('storycloze')}",
+        "n=5",
+        "perturbations=wrong_ending",
     )
     metrics = metrics_of(log)
     assert metrics["n_pairs/wrong_ending/likelihood"] == 5

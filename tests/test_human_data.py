@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from tests.conftest import data_folder
 from judge_data import DataError
 from judge_data.human import load_criteria, load_items
+from tests.conftest import data_folder
 
 EXPECTED_ITEMS = {
     "summeval": 1600,
@@ -69,7 +69,9 @@ GOOD_ROW = {"id": "a", "task": "Write.", "response": "Text.", "criteria": {"flue
 
 def _folder(tmp_path, rows, criteria=CRITERIA):
     (tmp_path / "criteria.json").write_text(json.dumps(criteria))
-    (tmp_path / "items.jsonl").write_text("".join((row if isinstance(row, str) else json.dumps(row)) + "\n" for row in rows))
+    (tmp_path / "items.jsonl").write_text(
+        "".join((row if isinstance(row, str) else json.dumps(row)) + "\n" for row in rows)
+    )
     return tmp_path
 
 

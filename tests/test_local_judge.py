@@ -151,7 +151,9 @@ def test_storycloze_by_likelihood_on_the_cpu_judge(judge_folder, dhp_data, tmp_p
 
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
     [log] = inspect_eval(
-        storycloze(data_dir=str(dhp_data("storycloze")), n=6, perturbations="typos,random_ending", scoring="perplexity"),
+        storycloze(
+            data_dir=str(dhp_data("storycloze")), n=6, perturbations="typos,random_ending", scoring="perplexity"
+        ),
         model="hf/smollm2",
         model_args=model_args(judge_folder),
         log_dir=str(tmp_path / "logs"),

@@ -296,9 +296,13 @@ def test_echo_of_pairwise_and_check_prompts_is_unparsable():
         prompt = pairwise_prompt(strategy, "Name a prime.", "Seven.", "Nine.", AXES["factual"])
         assert parse_verdict(prompt) is None, strategy
         assert parse_verdict(prompt + "\nAnswer B names a non-prime. [[A]]") == "A"
-    check = explanation_check_prompt("Name a prime.", "Nine.", "The answer is fine.")
-    assert parse_yes_no(check) is None
-    assert parse_yes_no(check + "\n[[NO]]") is False
+    for answers, flawed in (
+        ([("Answer", "Nine.")], "Answer"),
+        ([("Answer A", "Seven."), ("Answer B", "Nine.")], "Answer B"),
+    ):
+        check = explanation_check_prompt("Name a prime.", answers, flawed, "The answer is fine.")
+        assert parse_yes_no(check) is None
+        assert parse_yes_no(check + "\n[[NO]]") is False
 
 
 @pytest.mark.parametrize(
