@@ -110,7 +110,7 @@ _INPUT_SPLIT = re.compile(r"\n\s*Input:\s*", re.IGNORECASE)
 
 
 def curated_text(name: str) -> str:
-    """A curated criterion as written by CoEval, without its list number (``"3. Coherence: ..."`` -> ``"Coherence: ..."``)."""
+    """A curated criterion without its list number: ``"3. Coherence: ..."`` -> ``"Coherence: ..."``."""
     return _LIST_NUMBER.sub("", name).strip()
 
 
@@ -250,7 +250,9 @@ def read_tasks_file(path: str | Path) -> CriteriaSource:
     return CriteriaSource("custom", tuple(tasks), (), {}, str(path))
 
 
-def load_source(dataset: str, data_dir: str | Path | None = None, tasks_file: str | Path | None = None) -> CriteriaSource:
+def load_source(
+    dataset: str, data_dir: str | Path | None = None, tasks_file: str | Path | None = None
+) -> CriteriaSource:
     """Task descriptions from a user's file, a local folder, or the public CoEval repository."""
     if tasks_file is not None:
         return read_tasks_file(tasks_file)

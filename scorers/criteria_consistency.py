@@ -65,9 +65,7 @@ def inter_criteria_consistency(sampled: Sequence[np.ndarray]) -> float:
     sets = [np.asarray(matrix, dtype=float) for matrix in sampled if len(matrix)]
     if len(sets) < 2:
         return math.nan
-    total = sum(
-        _best_match_sum(sets[m], sets[n]) for m in range(len(sets)) for n in range(len(sets)) if m != n
-    )
+    total = sum(_best_match_sum(sets[m], sets[n]) for m in range(len(sets)) for n in range(len(sets)) if m != n)
     return total / (sum(len(matrix) for matrix in sets) * (len(sets) - 1))
 
 
@@ -86,7 +84,7 @@ class ExpertMatch:
 
 
 def expert_match(judge: np.ndarray, curated: np.ndarray, threshold: float = DEFAULT_MATCH_THRESHOLD) -> ExpertMatch:
-    """Match judge criteria against curated ones: a pair matches when its cosine similarity is at least ``threshold``."""
+    """Match judge criteria against curated ones: a pair matches when its cosine similarity reaches ``threshold``."""
     judge, curated = np.asarray(judge, dtype=float), np.asarray(curated, dtype=float)
     if not len(judge) or not len(curated):
         raise ValueError("expert matching needs at least one judge criterion and one curated criterion")

@@ -66,7 +66,9 @@ def ask_for_criteria(samples: int = 10, temperature: float = 0.7) -> Solver:
     return solve
 
 
-_MARKER = re.compile(r"^(?P<indent>[ \t]*)(?:#{1,6}\s*)?(?P<marker>\(?\d{1,2}[.):]\)?|\(?[a-zA-Z][.)]|[-*•●◦▪–+])\s+(?P<text>\S.*)$")
+_MARKER = re.compile(
+    r"^(?P<indent>[ \t]*)(?:#{1,6}\s*)?(?P<marker>\(?\d{1,2}[.):]\)?|\(?[a-zA-Z][.)]|[-*•●◦▪–+])\s+(?P<text>\S.*)$"
+)
 _TITLE = re.compile(r"^(?P<indent>[ \t]*)(?:#{1,6}\s*)?(?:\*\*|__)(?P<title>[^*_]+?)(?:\*\*|__)\s*(?P<rest>.*)$")
 _HEADING = re.compile(r"^(?P<indent>[ \t]*)#{1,6}\s+(?P<title>\S.*)$")
 _EMPHASIS = re.compile(r"\*\*|__|`")

@@ -226,7 +226,9 @@ def test_selection_is_seeded_and_keeps_source_order():
 def test_raw_urls_follow_source_md(dataset):
     source_md = (coeval_folder(dataset) / "SOURCE.md").read_text(encoding="utf-8")
     repo, commit, path = re.search(r"Origin: `([^`]+)`, commit `([0-9a-f]{40})`.*?file `([^`]+)`", source_md).groups()
-    assert data.raw_url(data.DATASETS[dataset].scores_path) == f"https://raw.githubusercontent.com/{repo}/{commit}/{path}"
+    assert (
+        data.raw_url(data.DATASETS[dataset].scores_path) == f"https://raw.githubusercontent.com/{repo}/{commit}/{path}"
+    )
     assert data.DATASETS[dataset].actions_path.startswith(path.rsplit("/", 1)[0] + "/")
     assert data.COMBINED_PATH in source_md
 
@@ -333,7 +335,12 @@ def test_judge_writing_the_same_list_every_time_is_fully_consistent(tmp_path, mi
     assert 0 <= metrics["coverage"] < 1 and metrics["missed"] >= 1
     # per task description: the reference at temperature 0, the four sampled lists as choices of one call
     assert len(calls) == 2 * 2
-    assert sorted((call.get("n") or 1, call.get("temperature")) for call in calls) == [(1, 0), (1, 0), (4, 0.7), (4, 0.7)]
+    assert sorted((call.get("n") or 1, call.get("temperature")) for call in calls) == [
+        (1, 0),
+        (1, 0),
+        (4, 0.7),
+        (4, 0.7),
+    ]
     sample = log.samples[0]
     score = next(iter(sample.scores.values()))
     assert score.metadata["reference_criteria"] == [
@@ -445,7 +452,7 @@ def test_cpu_judge_writes_criteria_for_every_dataset(tmp_path, monkeypatch, mini
         tasks,
         model="hf/smollm2",
         model_args=model_args(folder),
-        max_tokens=48,
+        max_tokens=32,
         log_dir=str(tmp_path / "logs"),
         display="none",
         max_tasks=1,
