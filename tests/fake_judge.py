@@ -130,3 +130,17 @@ def perturber(prompt: str) -> str:
     if "grammatical errors" in prompt:
         return text.replace(" is ", " are ", 1) if " is " in text else f"Them {rest}"
     return f"Zorblax {rest}"
+
+
+def cycling(answers: list[str]) -> Answer:
+    """Answers in turn, one per request (every choice of a request gets the same answer)."""
+    lock = threading.Lock()
+    served = [0]
+
+    def answer(prompt: str) -> str:
+        with lock:
+            index = served[0]
+            served[0] += 1
+        return answers[index % len(answers)]
+
+    return answer

@@ -1,0 +1,278 @@
+"""CoEval task descriptions, demonstration examples and curated criteria, from a local folder or the public source.
+
+Local folders have the layout of ``../shared/data/human/coeval_<dataset>/``: ``criteria.json``
+(``task_description``, ``criteria[].original_name``), ``items.jsonl`` (``task``, ``response``,
+``meta.system``) and ``criteria_review_actions.json``. Without a folder, the same content is read from
+the public repository ``qtli/CoEval`` at a pinned commit (the files named in the folders' SOURCE.md).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from judge_data import DataError, download, field, read_jsonl
+
+logger = logging.getLogger(__name__)
+
+COEVAL_REPO = "qtli/CoEval"
+COEVAL_COMMIT = "8b98295ac135c2a0a9367ff1e32be28670223078"
+RAW_BASE = "https://raw.githubusercontent.com"
+"""Files are fetched from ``{RAW_BASE}/{COEVAL_REPO}/{COEVAL_COMMIT}/{path}``."""
+COMBINED_PATH = "data/combine_data.json"
+"""Holds each dataset's ``task_info`` (the task description written by the authors)."""
+
+DEMONSTRATION_SYSTEM = "human"
+"""The demonstration output shown with each task is the human-written reference answer."""
+
+REVIEW_ACTIONS = ("pass", "delete", "revise", "add")
+
+
+@dataclass(frozen=True)
+class CoevalDataset:
+    name: str
+    folder: str
+    """Folder name under ``shared/data/human/``."""
+    scores_path: str
+    """Annotator scores in the CoEval repository: prompt -> system -> prediction and criterion scores."""
+    actions_path: str
+    combined_key: str
+    instruction_is_task: bool
+    """Self-Instruct: each instruction is its own task description (the paper's §4.1); its ``Input:`` part is
+    the demonstration input."""
+
+
+DATASETS = {
+    dataset.name: dataset
+    for dataset in (
+        CoevalDataset(
+            "eli5",
+            "coeval_eli5",
+            "webapp/evaluation_data/ELI5/eli5_annotator_scores.json",
+            "webapp/evaluation_data/ELI5/eli5_criteria_to_action.json",
+            "eli5",
+            False,
+        ),
+        CoevalDataset(
+            "rocstories",
+            "coeval_rocstories",
+            "webapp/evaluation_data/ROCStories/roc_annotator_scores.json",
+            "webapp/evaluation_data/ROCStories/roc_criteria_to_action.json",
+            "roc",
+            False,
+        ),
+        CoevalDataset(
+            "self_instruct",
+            "coeval_self_instruct",
+            "webapp/evaluation_data/Self-Instruct/self_instruct_annotator_scores.json",
+            "webapp/evaluation_data/Self-Instruct/self_instruct_criteria_to_action.json",
+            "self_instruct",
+            True,
+        ),
+    )
+}
+
+
+def raw_url(path: str) -> str:
+    """The pinned raw URL of a file of the CoEval repository."""
+    return f"{RAW_BASE}/{COEVAL_REPO}/{COEVAL_COMMIT}/{path}"
+
+
+@dataclass(frozen=True)
+class TaskDescription:
+    """One request for criteria: a task, optionally an example of it, and the criteria experts settled on."""
+
+    id: str
+    task: str
+    example_input: str | None = None
+    example_output: str | None = None
+    curated: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CriteriaSource:
+    """What a dataset contributes: its task descriptions, its curated criteria and the expert review rates."""
+
+    dataset: str
+    tasks: tuple[TaskDescription, ...]
+    curated: tuple[str, ...]
+    review_actions: dict[str, dict[str, float]]
+    source: str
+
+
+_LIST_NUMBER = re.compile(r"^\s*\d+\.\s*")
+_INPUT_SPLIT = re.compile(r"\n\s*Input:\s*", re.IGNORECASE)
+
+
+def curated_text(name: str) -> str:
+    """A curated criterion without its list number: ``"3. Coherence: ..."`` -> ``"Coherence: ..."``."""
+    return _LIST_NUMBER.sub("", name).strip()
+
+
+def review_rate(value: Any, where: str) -> float:
+    """One review-action rate. CoEval writes fractions with a stray percent sign ("0.87%" = 87 %).
+
+    The four rates of a criterion sum to one, and their means over ELI5's and Self-Instruct's criteria
+    reproduce the paper's Table 13 (81.16 % approval for ELI5), so the number is the fraction itself.
+    """
+    text = str(value).strip().removesuffix("%").strip()
+    try:
+        rate = float(text)
+    except ValueError:
+        raise DataError(f"{where}: review rate {value!r} is not a number") from None
+    if not 0.0 <= rate <= 1.0:
+        raise DataError(f"{where}: review rate {value!r} is not a fraction between 0 and 1")
+    return rate
+
+
+def review_actions(raw: Any, where: str) -> dict[str, dict[str, float]]:
+    """``{curated criterion: {pass, delete, revise, add: fraction}}`` from a ``criteria_to_action`` mapping."""
+    if not isinstance(raw, dict):
+        raise DataError(f"{where}: expected an object mapping criteria to review rates")
+    actions = {}
+    for criterion, rates in raw.items():
+        if not isinstance(rates, dict) or set(rates) != set(REVIEW_ACTIONS):
+            raise DataError(f"{where}, criterion {criterion!r}: expected the rates {list(REVIEW_ACTIONS)}")
+        actions[curated_text(criterion)] = {
+            action: review_rate(rates[action], f"{where}, criterion {criterion!r}, field {action!r}")
+            for action in REVIEW_ACTIONS
+        }
+    return actions
+
+
+def _task_description(
+    dataset: CoevalDataset, index: int, description: str, prompt: str, output: str | None, curated: tuple[str, ...]
+) -> TaskDescription:
+    if dataset.instruction_is_task:
+        parts = _INPUT_SPLIT.split(prompt, maxsplit=1)
+        instruction = parts[0].strip()
+        example_input = parts[1].strip() if len(parts) > 1 else None
+        return TaskDescription(f"{dataset.name}-{index:02d}", instruction, example_input, output, curated)
+    return TaskDescription(f"{dataset.name}-{index:02d}", description, prompt, output, curated)
+
+
+def _read_json(path: Path) -> Any:
+    if not path.is_file():
+        raise DataError(f"{path}: missing CoEval file")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise DataError(f"{path}: not valid JSON ({error.msg})") from error
+
+
+def read_local(dataset: CoevalDataset, folder: Path) -> CriteriaSource:
+    """A dataset from a folder in the shared layout (one task per distinct ``task`` of ``items.jsonl``)."""
+    criteria_path = folder / "criteria.json"
+    criteria_file = _read_json(criteria_path)
+    description = field(criteria_file, "task_description", criteria_path, 1)
+    curated = tuple(
+        curated_text(field(entry, "original_name", criteria_path, number))
+        for number, entry in enumerate(field(criteria_file, "criteria", criteria_path, 1), start=1)
+    )
+    actions_path = folder / "criteria_review_actions.json"
+    actions = review_actions(_read_json(actions_path), str(actions_path))
+    prompts: dict[str, str | None] = {}
+    items_path = folder / "items.jsonl"
+    if not items_path.is_file():
+        raise DataError(f"{items_path}: missing CoEval file")
+    for row_number, row in read_jsonl(items_path):
+        prompt = field(row, "task", items_path, row_number)
+        meta = row.get("meta")
+        system = meta.get("system") if isinstance(meta, dict) else None
+        prompts.setdefault(prompt, None)
+        if system == DEMONSTRATION_SYSTEM:
+            prompts[prompt] = field(row, "response", items_path, row_number)
+    tasks = tuple(
+        _task_description(dataset, index, description, prompt, output, curated)
+        for index, (prompt, output) in enumerate(prompts.items())
+    )
+    return CriteriaSource(dataset.name, tasks, curated, actions, str(folder))
+
+
+def read_public(dataset: CoevalDataset) -> CriteriaSource:
+    """A dataset from the CoEval repository at the pinned commit, downloaded once into the ``datasets`` cache."""
+    scores_url, actions_url, combined_url = (
+        raw_url(path) for path in (dataset.scores_path, dataset.actions_path, COMBINED_PATH)
+    )
+    scores = _read_json(download(scores_url))
+    combined = _read_json(download(combined_url))
+    try:
+        description = combined[dataset.combined_key]["task_info"][0]
+    except (KeyError, IndexError, TypeError):
+        raise DataError(f"{combined_url}: no task_info for {dataset.combined_key!r}") from None
+    if not isinstance(scores, dict) or not scores:
+        raise DataError(f"{scores_url}: expected an object mapping prompts to systems")
+    curated: tuple[str, ...] = ()
+    tasks = []
+    for index, (prompt, systems) in enumerate(scores.items()):
+        if not isinstance(systems, dict):
+            raise DataError(f"{scores_url}, prompt {index}: expected an object mapping systems to scores")
+        demonstration = systems.get(DEMONSTRATION_SYSTEM) or {}
+        if not curated:
+            first = next(iter(systems.values()))
+            curated = tuple(curated_text(name) for name in first if name != "prediction")
+        tasks.append(_task_description(dataset, index, description, prompt, demonstration.get("prediction"), curated))
+    actions = review_actions(_read_json(download(actions_url)), actions_url)
+    return CriteriaSource(dataset.name, tuple(tasks), curated, actions, f"{COEVAL_REPO}@{COEVAL_COMMIT}")
+
+
+def read_tasks_file(path: str | Path) -> CriteriaSource:
+    """A user's JSONL of task descriptions: ``{"id", "task"}`` per line, optionally ``input``, ``output``
+    (a demonstration example) and ``criteria`` (a list of curated criteria for coverage)."""
+    path = Path(path).expanduser()
+    if not path.is_file():
+        raise DataError(f"{path}: tasks file not found")
+    tasks, seen = [], set()
+    for row_number, row in read_jsonl(path):
+        task_id = str(field(row, "id", path, row_number))
+        if task_id in seen:
+            raise DataError(f"{path}, row {row_number}: field 'id' {task_id!r} repeats an earlier row")
+        seen.add(task_id)
+        curated = row.get("criteria") or []
+        if not isinstance(curated, list) or not all(isinstance(text, str) and text.strip() for text in curated):
+            raise DataError(f"{path}, row {row_number}: field 'criteria' must be a list of non-empty strings")
+        tasks.append(
+            TaskDescription(
+                task_id,
+                str(field(row, "task", path, row_number)),
+                row.get("input") or None,
+                row.get("output") or None,
+                tuple(curated_text(text) for text in curated),
+            )
+        )
+    if not tasks:
+        raise DataError(f"{path}: no task descriptions")
+    return CriteriaSource("custom", tuple(tasks), (), {}, str(path))
+
+
+def load_source(
+    dataset: str, data_dir: str | Path | None = None, tasks_file: str | Path | None = None
+) -> CriteriaSource:
+    """Task descriptions from a user's file, a local folder, or the public CoEval repository."""
+    if tasks_file is not None:
+        return read_tasks_file(tasks_file)
+    if dataset not in DATASETS:
+        raise ValueError(f"unknown CoEval dataset {dataset!r}; choose from {sorted(DATASETS)}")
+    if data_dir is None:
+        return read_public(DATASETS[dataset])
+    folder = Path(data_dir).expanduser()
+    if not folder.is_dir():
+        raise DataError(f"data_dir {folder} is not a folder")
+    return read_local(DATASETS[dataset], folder)
+
+
+def select(tasks: tuple[TaskDescription, ...], n: int | None, seed: int) -> list[TaskDescription]:
+    """``n`` task descriptions drawn with ``seed`` (kept in source order); all of them when ``n`` is None."""
+    if n is None or n >= len(tasks):
+        if n is not None and n > len(tasks):
+            logger.warning("asked for %d task descriptions, only %d exist; using all of them", n, len(tasks))
+        return list(tasks)
+    if n < 1:
+        raise ValueError(f"n must be at least 1, got {n}")
+    keep = sorted(random.Random(seed).sample(range(len(tasks)), n))
+    return [tasks[index] for index in keep]

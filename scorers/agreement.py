@@ -1,0 +1,100 @@
+"""Agreement between raters: Krippendorff's α (interval) and Pearson correlations of a judge with each annotator.
+
+Plain functions on arrays (one row per rater, one column per item; None or NaN where a rater gave no
+score), shared by every harness. The CoEval paper reports α among annotators and the judge (its
+Figure 5) and the mean pairwise Pearson correlation among evaluators (its Table 10).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+import krippendorff
+import numpy as np
+from scipy import stats
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """An agreement statistic; ``reason`` says why ``value`` is NaN."""
+
+    value: float
+    reason: str | None = None
+    n_items: int = 0
+    """Items that entered the statistic (rated by at least two raters, or by both raters for Pearson)."""
+
+
+def ratings_matrix(ratings: Sequence[Sequence[float | None]] | np.ndarray) -> np.ndarray:
+    """A float matrix (raters x items) with NaN for missing scores (None)."""
+    rows = [[math.nan if value is None else float(value) for value in row] for row in ratings]
+    if len({len(row) for row in rows}) > 1:
+        raise ValueError("every rater needs one entry per item (None where the score is missing)")
+    return np.asarray(rows, dtype=float).reshape(len(rows), -1)
+
+
+def interval_alpha(ratings: Sequence[Sequence[float | None]] | np.ndarray) -> Agreement:
+    """Krippendorff's α with the interval metric, from the ``krippendorff`` package.
+
+    Items rated by fewer than two raters carry no pairable values and are left out, as in the
+    definition. NaN with a reason when fewer than two raters are given, no item has two scores, or
+    every pairable score is the same value (no expected disagreement).
+    """
+    matrix = ratings_matrix(ratings)
+    if matrix.shape[0] < 2:
+        return Agreement(math.nan, "Krippendorff's alpha needs at least two raters")
+    pairable = (~np.isnan(matrix)).sum(axis=0) >= 2
+    n_items = int(pairable.sum())
+    if n_items == 0:
+        return Agreement(math.nan, "no item has scores from two raters")
+    values = matrix[:, pairable]
+    if np.unique(values[~np.isnan(values)]).size < 2:
+        return Agreement(math.nan, "every pairable score is the same value, so no disagreement is expected", n_items)
+    alpha = krippendorff.alpha(reliability_data=values, level_of_measurement="interval")
+    return Agreement(float(alpha), None, n_items)
+
+
+def pearson(first: Sequence[float | None], second: Sequence[float | None]) -> Agreement:
+    """Pearson's r over the items both raters scored (``scipy.stats.pearsonr``); NaN with a reason when undefined."""
+    pair = ratings_matrix([first, second])
+    both = ~np.isnan(pair).any(axis=0)
+    x, y = pair[0, both], pair[1, both]
+    if x.size < 2:
+        return Agreement(math.nan, f"{x.size} item(s) scored by both raters; Pearson needs two", int(x.size))
+    for name, values in (("the first rater", x), ("the second rater", y)):
+        if np.all(values == values[0]):
+            return Agreement(math.nan, f"{name} gives every shared item the same score", int(x.size))
+    return Agreement(float(stats.pearsonr(x, y).statistic), None, int(x.size))
+
+
+def pearson_with_each(
+    judge: Sequence[float | None], annotators: Mapping[str, Sequence[float | None]]
+) -> dict[str, Agreement]:
+    """The judge's Pearson correlation with each annotator (the view of the paper's Table 10)."""
+    return {annotator: pearson(judge, scores) for annotator, scores in annotators.items()}
+
+
+def mean_pairwise_pearson(annotators: Mapping[str, Sequence[float | None]]) -> Agreement:
+    """Mean Pearson correlation over every pair of annotators (pairs whose r is undefined left out)."""
+    pairs = [pearson(annotators[a], annotators[b]) for a, b in combinations(annotators, 2)]
+    defined = [pair.value for pair in pairs if not math.isnan(pair.value)]
+    if not defined:
+        return Agreement(math.nan, f"no pair of the {len(annotators)} annotators has a defined Pearson correlation")
+    return Agreement(float(np.mean(defined)), None, max(pair.n_items for pair in pairs))
+
+
+def agreement_report(
+    annotators: Mapping[str, Sequence[float | None]], judge: Sequence[float | None] | None = None
+) -> dict[str, Agreement]:
+    """``alpha/annotators``, and with a judge ``alpha/with_judge`` and ``pearson/<annotator>``."""
+    report = {
+        "alpha/annotators": interval_alpha(list(annotators.values())),
+        "pearson/annotator_pairs": mean_pairwise_pearson(annotators),
+    }
+    if judge is not None:
+        report["alpha/with_judge"] = interval_alpha([*annotators.values(), judge])
+        for annotator, agreement in pearson_with_each(judge, annotators).items():
+            report[f"pearson/{annotator}"] = agreement
+    return report

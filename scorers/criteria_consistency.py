@@ -1,0 +1,214 @@
+"""CoEval criteria statistics: consistency of a judge's criteria lists (CC, ICC) and their match with experts.
+
+Li et al., "Exploring the Reliability of Large Language Models as Customized Evaluators", §4.2,
+Equations 1 and 2. Plain NumPy functions on embedding matrices (one row per criterion), plus the
+sentence-embedding model loader and the inspect scorer and metric built on them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+import numpy as np
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
+from inspect_ai.solver import TaskState
+
+from scorers.values import as_float
+from solvers.criteria_lists import CRITERIA_STORE_KEY, parse_criteria_list
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
+
+DEFAULT_EMBEDDER = "princeton-nlp/sup-simcse-roberta-large"
+"""The paper embeds criteria with SimCSE (Gao et al., 2021) without naming a checkpoint; this is its largest
+supervised one."""
+
+DEFAULT_MATCH_THRESHOLD = 0.7
+
+
+def cosine_similarities(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Cosine similarity of every row of ``left`` with every row of ``right`` (clipped to [-1, 1])."""
+    left, right = np.atleast_2d(np.asarray(left, dtype=float)), np.atleast_2d(np.asarray(right, dtype=float))
+    norms = np.linalg.norm(left, axis=1)[:, None] * np.linalg.norm(right, axis=1)[None, :]
+    if np.any(norms == 0):
+        raise ValueError("cosine similarity is undefined for a zero embedding")
+    return np.clip(left @ right.T / norms, -1.0, 1.0)
+
+
+def _best_match_sum(source: np.ndarray, target: np.ndarray) -> float:
+    """Σ over the criteria of ``source`` of their best similarity with a criterion of ``target``."""
+    return float(cosine_similarities(source, target).max(axis=1).sum())
+
+
+def criteria_consistency(reference: np.ndarray, sampled: Sequence[np.ndarray]) -> float:
+    """CC (Equation 1): mean over reference criteria and sampled sets of the reference criterion's best match.
+
+    ``reference`` is the embedding matrix of the temperature-0 list, ``sampled`` one matrix per
+    sampled list. NaN when either side is empty.
+    """
+    reference = np.asarray(reference, dtype=float)
+    sets = [np.asarray(matrix, dtype=float) for matrix in sampled if len(matrix)]
+    if not len(reference) or not sets:
+        return math.nan
+    return sum(_best_match_sum(reference, matrix) for matrix in sets) / (len(reference) * len(sets))
+
+
+def inter_criteria_consistency(sampled: Sequence[np.ndarray]) -> float:
+    """ICC (Equation 2): the same best-match mean between every ordered pair of distinct sampled sets.
+
+    NaN with fewer than two non-empty sets.
+    """
+    sets = [np.asarray(matrix, dtype=float) for matrix in sampled if len(matrix)]
+    if len(sets) < 2:
+        return math.nan
+    total = sum(_best_match_sum(sets[m], sets[n]) for m in range(len(sets)) for n in range(len(sets)) if m != n)
+    return total / (sum(len(matrix) for matrix in sets) * (len(sets) - 1))
+
+
+@dataclass(frozen=True)
+class ExpertMatch:
+    """How a judge's criteria line up with curated ones at a similarity threshold."""
+
+    matched: int
+    """Judge criteria whose best similarity with a curated criterion reaches the threshold."""
+    missed: int
+    """Curated criteria that no judge criterion reaches the threshold with."""
+    coverage: float
+    """Share of the curated criteria that some judge criterion matches."""
+    best_for_curated: tuple[float, ...]
+    """Per curated criterion, its best similarity with a judge criterion."""
+
+
+def expert_match(judge: np.ndarray, curated: np.ndarray, threshold: float = DEFAULT_MATCH_THRESHOLD) -> ExpertMatch:
+    """Match judge criteria against curated ones: a pair matches when its cosine similarity reaches ``threshold``."""
+    judge, curated = np.asarray(judge, dtype=float), np.asarray(curated, dtype=float)
+    if not len(judge) or not len(curated):
+        raise ValueError("expert matching needs at least one judge criterion and one curated criterion")
+    similarities = cosine_similarities(judge, curated)
+    best_for_curated = similarities.max(axis=0)
+    missed = int((best_for_curated < threshold).sum())
+    return ExpertMatch(
+        matched=int((similarities.max(axis=1) >= threshold).sum()),
+        missed=missed,
+        coverage=1.0 - missed / len(curated),
+        best_for_curated=tuple(float(value) for value in best_for_curated),
+    )
+
+
+@lru_cache(maxsize=4)
+def load_embedder(name_or_folder: str) -> SentenceTransformer:
+    """A sentence-transformers model by hub name or local folder, loaded once per process."""
+    from sentence_transformers import SentenceTransformer
+
+    return SentenceTransformer(name_or_folder)
+
+
+def embed(embedder: str, texts: Sequence[str]) -> np.ndarray:
+    """One embedding row per text (an empty matrix for no texts)."""
+    if not texts:
+        return np.zeros((0, 1))
+    return np.asarray(load_embedder(embedder).encode(list(texts), convert_to_numpy=True), dtype=float)
+
+
+VALUE_KEYS = ("cc", "icc", "coverage", "missed", "matched", "criteria", "parse_failures")
+
+
+@scorer(metrics=[])
+def criteria_lists_score(
+    embedder: str = DEFAULT_EMBEDDER,
+    curated: Sequence[str] = (),
+    threshold: float = DEFAULT_MATCH_THRESHOLD,
+) -> Scorer:
+    """Parse the reference and sampled criteria lists, embed them, and score CC, ICC and the expert match.
+
+    The value holds ``cc``, ``icc``, ``coverage``, ``missed``, ``matched`` (against the reference
+    list), ``criteria`` (size of the reference list) and ``parse_failures`` (answers without a list,
+    which are left out of CC and ICC). Values that are undefined are NaN, with the reason in the
+    metadata's ``undefined``. A sample's metadata ``curated`` overrides the task-wide curated criteria.
+    """
+
+    async def score(state: TaskState, target: Target) -> Score:
+        answers = state.store.get(CRITERIA_STORE_KEY) or {}
+        prompt = answers.get("prompt")
+        reference = parse_criteria_list(answers.get("reference", ""), prompt)
+        sampled = [parse_criteria_list(answer, prompt) for answer in answers.get("sampled", [])]
+        parsed_sampled = [parsed for parsed in sampled if parsed.parsed]
+        failures = (not reference.parsed) + len(sampled) - len(parsed_sampled)
+        curated_texts = list(state.metadata.get("curated") or curated)
+
+        reference_matrix = embed(embedder, reference.criteria)
+        sampled_matrices = [embed(embedder, parsed.criteria) for parsed in parsed_sampled]
+        undefined: dict[str, str] = {}
+        if not reference.parsed:
+            undefined["cc"] = "the temperature-0 answer holds no parsable list"
+        elif not parsed_sampled:
+            undefined["cc"] = "no sampled answer holds a parsable list"
+        if len(parsed_sampled) < 2:
+            undefined["icc"] = f"{len(parsed_sampled)} sampled answer(s) hold a parsable list; ICC needs two"
+        if not curated_texts:
+            undefined["coverage"] = "no curated criteria for this task"
+        elif not reference.parsed:
+            undefined["coverage"] = "the temperature-0 answer holds no parsable list"
+
+        value = {
+            "cc": criteria_consistency(reference_matrix, sampled_matrices),
+            "icc": inter_criteria_consistency(sampled_matrices),
+            "coverage": math.nan,
+            "missed": math.nan,
+            "matched": math.nan,
+            "criteria": float(len(reference.criteria)),
+            "parse_failures": float(failures),
+        }
+        per_curated = []
+        if "coverage" not in undefined:
+            match = expert_match(reference_matrix, embed(embedder, curated_texts), threshold)
+            value.update(coverage=match.coverage, missed=float(match.missed), matched=float(match.matched))
+            per_curated = [
+                {"criterion": text, "best_similarity": best, "matched": best >= threshold}
+                for text, best in zip(curated_texts, match.best_for_curated)
+            ]
+        return Score(
+            value=value,
+            answer=answers.get("reference"),
+            explanation="; ".join(f"{name} undefined: {reason}" for name, reason in undefined.items()) or None,
+            metadata={
+                "reference_criteria": list(reference.criteria),
+                "sampled_criteria": [list(parsed.criteria) for parsed in sampled],
+                "echoed_items": reference.echoed + sum(parsed.echoed for parsed in sampled),
+                "curated_match": per_curated,
+                "undefined": undefined,
+                "sampled_answers": answers.get("sampled", []),
+            },
+        )
+
+    return score
+
+
+@metric
+def criteria_lists_summary() -> Metric:
+    """Means over task descriptions of CC, ICC, coverage, missed and matched; parse failures summed.
+
+    Samples where a value is undefined (NaN) are left out of its mean; a mean over no samples is NaN
+    (each sample's score says why its value is undefined). Copes with partial results.
+    """
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        columns: dict[str, list[float]] = {key: [] for key in VALUE_KEYS}
+        for sample_score in scores:
+            value = sample_score.score.value
+            if not isinstance(value, Mapping):
+                continue
+            for key in VALUE_KEYS:
+                columns[key].append(as_float(value.get(key)))
+        report = {}
+        for key in ("cc", "icc", "coverage", "missed", "matched", "criteria"):
+            defined = [number for number in columns[key] if not math.isnan(number)]
+            report[key] = float(np.mean(defined)) if defined else math.nan
+        report["parse_failures"] = float(np.nansum(columns["parse_failures"])) if columns["parse_failures"] else 0.0
+        return report
+
+    return compute

@@ -1,0 +1,96 @@
+"""Krippendorff's alpha and Pearson agreement, checked against cases computed by hand."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from scorers.agreement import agreement_report, interval_alpha, mean_pairwise_pearson, pearson, pearson_with_each
+
+
+def test_alpha_two_raters_by_hand():
+    # alpha = 1 - D_o / D_e with the interval metric (c - k)^2.
+    # Units (1,1), (2,2), (3,4): n = 6 pairable values. Observed: only unit 3 disagrees, its two ordered
+    # pairs give 2 * 1^2 / (m_u - 1 = 1) = 2, so D_o = 2 / 6.
+    # Expected: all 6 values {1,1,2,2,3,4}; sum over ordered pairs of (v_i - v_j)^2 = 2 (n sum v^2 - (sum v)^2)
+    # = 2 (6 * 35 - 13^2) = 82, so D_e = 82 / (6 * 5). alpha = 1 - (1/3) / (82/30) = 36/41.
+    result = interval_alpha([[1, 2, 3], [1, 2, 4]])
+    assert result.value == pytest.approx(36 / 41, abs=1e-12)
+    assert result.reason is None and result.n_items == 3
+
+
+def test_alpha_three_raters_with_missing_scores_by_hand():
+    # Units: (1,1), (2,3,2), (3,3), (4,5) and a unit with one score only (not pairable, left out).
+    # n = 9. Observed: unit 2 has m_u = 3; its ordered pairs give (1+1+0+0+1+1)/2 = 2; unit 4 gives 2 * 1 = 2.
+    # D_o = 4/9. Expected: values {1,1,2,3,2,3,3,4,5}, sum 24, sum of squares 78:
+    # 2 (9 * 78 - 24^2) = 252 over n(n-1) = 72 gives D_e = 3.5. alpha = 1 - (4/9) / 3.5 = 55/63.
+    ratings = [
+        [1, 2, None, 4, 1],
+        [1, 3, 3, None, None],
+        [None, 2, 3, 5, math.nan],
+    ]
+    result = interval_alpha(ratings)
+    assert result.value == pytest.approx(55 / 63, abs=1e-12)
+    assert result.n_items == 4
+
+
+def test_alpha_perfect_agreement_is_one():
+    assert interval_alpha([[1, 3, 5, 2], [1, 3, 5, 2], [1, 3, 5, 2]]).value == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    ("ratings", "reason"),
+    [
+        ([[1, 2, 3]], "two raters"),
+        ([[1, None, None], [None, 2, None]], "no item has scores from two raters"),
+        ([[4, 4, 4], [4, 4, None]], "same value"),
+    ],
+)
+def test_alpha_undefined_cases_are_nan_with_reason(ratings, reason):
+    result = interval_alpha(ratings)
+    assert math.isnan(result.value)
+    assert reason in result.reason
+
+
+def test_ragged_ratings_are_rejected():
+    with pytest.raises(ValueError, match="one entry per item"):
+        interval_alpha([[1, 2, 3], [1, 2]])
+
+
+def test_pearson_by_hand_and_missing_pairs():
+    assert pearson([1, 2, 3], [2, 4, 6]).value == pytest.approx(1.0)
+    assert pearson([1, 2, 3], [3, 2, 1]).value == pytest.approx(-1.0)
+    # x = (1, 2, 3), y = (1, 3, 2): deviations (-1, 0, 1) and (-1, 1, 0); r = 1 / (sqrt 2 * sqrt 2) = 0.5
+    result = pearson([1, 2, 3, 5], [1, 3, 2, None])
+    assert result.value == pytest.approx(0.5)
+    assert result.n_items == 3
+
+
+def test_constant_judge_gives_nan_with_reason_not_a_crash():
+    judge = [3, 3, 3, 3]
+    annotators = {"A01": [1, 2, 3, 4], "A02": [2, 2, 3, 5]}
+    correlations = pearson_with_each(judge, annotators)
+    assert all(math.isnan(agreement.value) for agreement in correlations.values())
+    assert "first rater gives every shared item the same score" in correlations["A01"].reason
+    report = agreement_report(annotators, judge)
+    assert not math.isnan(report["alpha/with_judge"].value)
+    assert math.isnan(report["pearson/A02"].value)
+    assert pearson([1, None], [2, 3]).reason.startswith("1 item(s)")
+
+
+def test_report_names_and_pairwise_mean():
+    annotators = {"A01": [1, 2, 3], "A02": [2, 4, 6], "A03": [3, 2, 1]}
+    # pairs: (A01, A02) = 1, (A01, A03) = -1, (A02, A03) = -1
+    assert mean_pairwise_pearson(annotators).value == pytest.approx(-1 / 3)
+    report = agreement_report(annotators, judge=[1, 2, 3])
+    assert set(report) == {
+        "alpha/annotators",
+        "alpha/with_judge",
+        "pearson/annotator_pairs",
+        "pearson/A01",
+        "pearson/A02",
+        "pearson/A03",
+    }
+    assert report["pearson/A03"].value == pytest.approx(-1.0)
+    assert report["alpha/with_judge"].value == pytest.approx(interval_alpha([*annotators.values(), [1, 2, 3]]).value)
