@@ -11,11 +11,13 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from coeval_tasks.data import COEVAL_COMMIT, COEVAL_REPO, TaskDescription, load_source, select
+from judge_data.options import OptionError
 from scorers.criteria_consistency import (
     DEFAULT_EMBEDDER,
     DEFAULT_MATCH_THRESHOLD,
     criteria_lists_score,
     criteria_lists_summary,
+    require_embedder_package,
 )
 from solvers.criteria_lists import ask_for_criteria, criteria_prompt
 
@@ -63,7 +65,8 @@ def criteria(
         match_threshold: cosine similarity at which a judge criterion matches a curated one
     """
     if samples < 2:
-        raise ValueError(f"samples must be at least 2 (ICC compares sampled lists), got {samples}")
+        raise OptionError(f"samples must be at least 2 (ICC compares sampled lists), got {samples}")
+    require_embedder_package()
     source = load_source(dataset, data_dir, tasks_file)
     chosen = select(source.tasks, n, seed)
     return Task(

@@ -7,6 +7,7 @@ sentence-embedding model loader and the inspect scorer and metric built on them.
 
 from __future__ import annotations
 
+import importlib.util
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
+from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState
 
@@ -99,9 +101,19 @@ def expert_match(judge: np.ndarray, curated: np.ndarray, threshold: float = DEFA
     )
 
 
+def require_embedder_package() -> None:
+    """Fail before any judge call when sentence-transformers (the ``coeval`` extra) is not installed."""
+    if importlib.util.find_spec("sentence_transformers") is None:
+        raise PrerequisiteError(
+            "CoEval's criteria consistency embeds criteria with sentence-transformers, which is not installed: "
+            "pip install 'judge-meta-eval[coeval]'"
+        )
+
+
 @lru_cache(maxsize=4)
 def load_embedder(name_or_folder: str) -> SentenceTransformer:
     """A sentence-transformers model by hub name or local folder, loaded once per process."""
+    require_embedder_package()
     from sentence_transformers import SentenceTransformer
 
     return SentenceTransformer(name_or_folder)

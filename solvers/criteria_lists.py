@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from inspect_ai.model import GenerateConfig, ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from solvers.geval import sample_answers
+from solvers.judge import sample_answers
 
 CRITERIA_STORE_KEY = "criteria_answers"
 """Where :func:`ask_for_criteria` leaves ``{"prompt": ..., "reference": answer, "sampled": [answers]}``."""
