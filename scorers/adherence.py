@@ -92,11 +92,10 @@ def human_agreement(criteria: Sequence[CriterionSpec]) -> Metric:
                 continue
             failures += as_float(value.get(PARSE_FAILURES, 0.0))
             for spec in criteria:
-                if spec.name in human:
-                    pairs[spec.name][0].append(as_float(value.get(spec.name)))
-                    pairs[spec.name][1].append(float(human[spec.name]))
+                pairs[spec.name][0].append(as_float(value.get(spec.name)))
+                pairs[spec.name][1].append(as_float(human.get(spec.name)))
         scored = [CriterionScores(spec.name, spec.group, *pairs[spec.name], spec.sign) for spec in criteria]
-        report = agreement_report(scored)
+        report = agreement_report(scored, aligned=True)
         report[PARSE_FAILURES] = failures
         for criterion, reason in undefined_reasons(scored).items():
             if reason.startswith(CONSTANT_JUDGE) and (criterion, reason) not in reported:

@@ -127,12 +127,60 @@ class CriterionScores:
     sign: int = 1
 
 
-def agreement_report(criteria: Iterable[CriterionScores], seed: int = 0) -> dict[str, float]:
+def _oriented_mean(arrays: Sequence[np.ndarray], signs: Sequence[int]) -> float:
+    """Mean of ``sign * pearson`` over the criteria whose correlation is defined on these (judge, human) arrays."""
+    values = []
+    for index, sign in enumerate(signs):
+        judge, human = paired_finite(arrays[2 * index], arrays[2 * index + 1])
+        if undefined_reason(judge, human) is None:
+            values.append(sign * float(_pearson(judge, human)))
+    return float(np.mean(values)) if values else math.nan
+
+
+def mean_pearson_interval(
+    criteria: Sequence[CriterionScores], confidence: float = 0.95, n_resamples: int = 1000, seed: int = 0
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of the oriented mean Pearson, resampling *items* jointly across criteria.
+
+    The criteria must be item-aligned (the same items in the same order, NaN where a score is missing),
+    so that a resample keeps each item's scores together as the correlations between criteria require.
+    """
+    lengths = {len(scores.judge) for scores in criteria} | {len(scores.human) for scores in criteria}
+    if len(lengths) != 1:
+        raise ValueError(f"criteria are not item-aligned: lengths {sorted(lengths)}")
+    if not criteria or lengths.pop() < MIN_PAIRS:
+        return math.nan, math.nan
+    arrays = [np.asarray(values, dtype=float) for scores in criteria for values in (scores.judge, scores.human)]
+    signs = [scores.sign for scores in criteria]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        resampled = stats.bootstrap(
+            arrays,
+            lambda *sample: _oriented_mean(sample, signs),
+            paired=True,
+            vectorized=False,
+            n_resamples=n_resamples,
+            confidence_level=confidence,
+            method="percentile",
+            rng=np.random.default_rng(seed),
+        ).bootstrap_distribution
+    defined = resampled[np.isfinite(resampled)]
+    if defined.size < 2:
+        return math.nan, math.nan
+    tail = (1 - confidence) / 2 * 100
+    low, high = np.percentile(defined, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def agreement_report(
+    criteria: Sequence[CriterionScores], seed: int = 0, aligned: bool = False
+) -> dict[str, float]:
     """Flat metrics: each criterion's correlations with CIs and pair counts, and the oriented means.
 
     ``pearson`` (the dataset's headline) and ``pearson/group/<group>`` average ``sign * r`` over the
     criteria whose Pearson is defined, so that higher always means closer to the humans;
-    ``undefined`` counts the criteria left out of those means.
+    ``undefined`` counts the criteria left out of those means. With ``aligned`` criteria (the same
+    items in the same order), ``pearson`` also gets an item-bootstrap interval.
     """
     details: dict[str, float] = {}
     oriented: dict[str, list[float]] = {}
@@ -150,6 +198,8 @@ def agreement_report(criteria: Iterable[CriterionScores], seed: int = 0) -> dict
     every = [value for values in oriented.values() for value in values]
     n_criteria = sum(1 for name in details if name.startswith("n/"))
     headline = {"pearson": float(np.mean(every)) if every else math.nan}
+    if aligned:
+        headline["pearson_ci_low"], headline["pearson_ci_high"] = mean_pearson_interval(criteria, seed=seed)
     for group, values in sorted(oriented.items()):
         headline[f"pearson/group/{group}"] = float(np.mean(values)) if values else math.nan
     headline["undefined"] = float(n_criteria - len(every))

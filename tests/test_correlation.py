@@ -89,3 +89,33 @@ def test_report_orients_and_averages_per_group_by_hand():
 def test_report_with_nothing_scored_yet_is_nan_not_an_error():
     report = agreement_report([CriterionScores("fluency", "Content", [], [])])
     assert math.isnan(report["pearson"]) and report["n/fluency"] == 0 and report["undefined"] == 1
+
+
+def test_dataset_interval_resamples_items_jointly_across_criteria():
+    rng = np.random.default_rng(3)
+    human = rng.uniform(1, 5, (2, 60))
+    judge = human + rng.normal(0, 1, (2, 60))
+    criteria = [
+        CriterionScores("fluency", "Content", judge[0], human[0]),
+        CriterionScores("errors", "Integrity", -judge[1], human[1], sign=-1),
+    ]
+    report = agreement_report(criteria, aligned=True)
+    expected = (stats.pearsonr(judge[0], human[0]).statistic + stats.pearsonr(judge[1], human[1]).statistic) / 2
+    assert report["pearson"] == pytest.approx(expected)
+    assert report["pearson_ci_low"] < expected < report["pearson_ci_high"]
+    assert agreement_report(criteria, aligned=True)["pearson_ci_low"] == report["pearson_ci_low"]
+    assert "pearson_ci_low" not in agreement_report(criteria)
+    exact = [CriterionScores("fluency", "Content", human[0], human[0])]
+    assert agreement_report(exact, aligned=True)["pearson_ci_low"] == pytest.approx(1.0)
+
+
+def test_dataset_interval_refuses_criteria_of_different_items():
+    from scorers.correlation import mean_pearson_interval
+
+    with pytest.raises(ValueError, match="not item-aligned"):
+        mean_pearson_interval(
+            [
+                CriterionScores("a", "Content", [1.0, 2, 3], [1.0, 2, 3]),
+                CriterionScores("b", "Content", [1.0, 2], [1.0, 2]),
+            ]
+        )
