@@ -7,7 +7,6 @@ category with the columns ``cdx`` (id), ``question``, ``og`` (gold answer), ``pe
 from __future__ import annotations
 
 import csv
-import hashlib
 import logging
 import random
 import re
@@ -15,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from judge_data import DataError, download, download_and_extract, download_error, field
+from judge_data import DataError, download_and_extract, download_error, field
 
 logger = logging.getLogger(__name__)
 
@@ -149,20 +148,10 @@ def read_category(root: Path, category: Category) -> list[FbiItem]:
     return items
 
 
-def _check_sha256(path: Path, expected: str, source: str) -> None:
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    if digest != expected:
-        raise DataError(
-            f"{source}: the downloaded file {path} has SHA-256 {digest}, not the pinned {expected}; "
-            "delete it from the download cache and try again, or pass -T data_dir=<folder>"
-        )
-
-
 def release_root() -> Path:
     """The authors' data release, downloaded once, checked against its pinned SHA-256 and unpacked; the folder
     that holds the ability folders."""
-    _check_sha256(download(FBI_RELEASE_URL), FBI_RELEASE_SHA256, FBI_RELEASE_URL)
-    extracted = download_and_extract(FBI_RELEASE_URL)
+    extracted = download_and_extract(FBI_RELEASE_URL, FBI_RELEASE_SHA256)
     for candidate in [extracted, *sorted(p for p in extracted.rglob("*") if p.is_dir() and "__MACOSX" not in p.parts)]:
         if (candidate / "factual").is_dir() and (candidate / "reasoning").is_dir():
             return candidate

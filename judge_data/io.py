@@ -69,12 +69,10 @@ def download(url: str, sha256: str | None = None) -> Path:
     return verify_sha256(path, url, sha256)
 
 
-def download_and_extract(url: str) -> Path:
-    """The unpacked folder of the archive at ``url``, cached like :func:`download`."""
-    try:
-        return Path(_download_manager().download_and_extract(url))
-    except Exception as error:
-        raise download_error(url, error) from error
+def download_and_extract(url: str, sha256: str | None = None) -> Path:
+    """The unpacked folder of the archive at ``url``, downloaded and checked like :func:`download`, unpacked once."""
+    archive = download(url, sha256)
+    return Path(_download_manager().extract(str(archive)))
 
 
 def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -172,9 +172,7 @@ def mean_pearson_interval(
     return float(low), float(high)
 
 
-def agreement_report(
-    criteria: Sequence[CriterionScores], seed: int = 0, aligned: bool = False
-) -> dict[str, float]:
+def agreement_report(criteria: Sequence[CriterionScores], seed: int = 0, aligned: bool = False) -> dict[str, float]:
     """Flat metrics: each criterion's correlations with CIs and pair counts, and the oriented means.
 
     ``pearson`` (the dataset's headline) and ``pearson/group/<group>`` average ``sign * r`` over the

@@ -156,6 +156,7 @@ def test_prompts_hold_the_parts_each_strategy_needs():
 
 def test_release_archive_is_checked_and_its_layout_found(monkeypatch, tmp_path, fbi_data):
     from fbi_tasks import data
+    from judge_data import io
 
     unpacked = tmp_path / "extracted"
     shutil.copytree(fbi_data, unpacked / "data")
@@ -163,9 +164,17 @@ def test_release_archive_is_checked_and_its_layout_found(monkeypatch, tmp_path, 
     (unpacked / "__MACOSX" / "data" / "reasoning").mkdir(parents=True)
     archive = tmp_path / "data.zip"
     archive.write_bytes(b"stand-in archive")
-    monkeypatch.setattr(data, "download", lambda url: archive)
-    monkeypatch.setattr(data, "download_and_extract", lambda url: unpacked)
-    with pytest.raises(DataError, match=r"data.zip: the downloaded file .* has SHA-256 [0-9a-f]{64}, not the pinned"):
+
+    class Cache:
+        def download(self, url):
+            return str(archive)
+
+        def extract(self, path):
+            assert path == str(archive)
+            return str(unpacked)
+
+    monkeypatch.setattr(io, "_download_manager", Cache)
+    with pytest.raises(DataError, match=r"data.zip: the downloaded file does not have the expected content \(sha256"):
         data.release_root()
     monkeypatch.setattr(data, "FBI_RELEASE_SHA256", hashlib.sha256(b"stand-in archive").hexdigest())
     assert data.release_root() == unpacked / "data"
