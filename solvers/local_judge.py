@@ -7,6 +7,10 @@ folder once (the GGUF file linked in, the tokenizer saved beside it) and prints 
     inspect eval dhp_tasks/storycloze --model hf/smollm2 $(local-judge) ...
 
 It is a smoke-test judge: tiny models rate badly, but every step runs for real.
+
+``local-judge --hf-folder DIR`` writes the same model as an HF-format folder instead (safetensors
+weights de-quantised from the GGUF file, config, tokenizer and chat template) for engines that do
+not read GGUF, such as vLLM: ``vllm serve DIR`` or ``inspect eval ... --model vllm/DIR``.
 """
 
 from __future__ import annotations
@@ -57,6 +61,45 @@ def prepare(cache_dir: str | Path | None = None) -> Path:
     return folder
 
 
+HF_DTYPES = ("bfloat16", "float32")
+
+
+def load_gguf_model():
+    """The bundled model and tokenizer, loaded by transformers from the GGUF file (weights de-quantised, float32)."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    source = gguf_path()
+    model = AutoModelForCausalLM.from_pretrained(source.parent, gguf_file=GGUF_FILE)
+    return model, AutoTokenizer.from_pretrained(source.parent, gguf_file=GGUF_FILE)
+
+
+def save_hf_folder(model, tokenizer, folder: str | Path, dtype: str = "bfloat16") -> Path:
+    """Save a model loaded by :func:`load_gguf_model` as safetensors in ``dtype``, with its tokenizer and chat template.
+
+    transformers refuses to save a model it considers GGUF-quantised; the weights are plain tensors
+    once loaded, so the quantisation marker is dropped first.
+    """
+    import torch
+
+    if dtype not in HF_DTYPES:
+        raise ValueError(f"dtype must be one of {HF_DTYPES}, got {dtype!r}")
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    model.hf_quantizer = None
+    model.config.__dict__.pop("quantization_config", None)
+    model.to(getattr(torch, dtype)).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def write_hf_folder(folder: str | Path, dtype: str = "bfloat16") -> Path:
+    """The bundled model as an HF-format folder (for vLLM and other engines without GGUF support); built once."""
+    folder = Path(folder)
+    if (folder / "config.json").is_file() and any(folder.glob("*.safetensors")):
+        return folder
+    return save_hf_folder(*load_gguf_model(), folder, dtype)
+
+
 def model_args(folder: Path) -> dict[str, str | bool]:
     """inspect ``hf/`` provider arguments for the prepared folder: CPU, greedy decoding (judging at temperature 0)."""
     return {"model_path": str(folder), "gguf_file": GGUF_FILE, "device": "cpu", "do_sample": False}
@@ -77,7 +120,17 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--cache-dir", help=f"where to keep the prepared folder (default {default_cache_dir()})")
     parser.add_argument("--path", action="store_true", help="print only the prepared folder")
+    parser.add_argument(
+        "--hf-folder",
+        metavar="DIR",
+        help="instead, write the model as an HF-format folder (safetensors, tokenizer, chat template) for vLLM "
+        "and print DIR",
+    )
+    parser.add_argument("--dtype", choices=HF_DTYPES, default="bfloat16", help="weights dtype for --hf-folder")
     args = parser.parse_args(argv)
+    if args.hf_folder:
+        print(write_hf_folder(args.hf_folder, args.dtype))
+        return
     folder = prepare(args.cache_dir)
     print(folder if args.path else " ".join(inspect_model_args(folder)))
 

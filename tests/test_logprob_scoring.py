@@ -1,0 +1,178 @@
+"""Probability-weighted ratings against hand-computed distributions."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+
+import pytest
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.model import (
+    ChatMessageAssistant,
+    GenerateConfig,
+    Logprob,
+    Logprobs,
+    ModelOutput,
+    ModelUsage,
+    TopLogprob,
+    get_model,
+)
+from inspect_ai.model._model_output import ChatCompletionChoice
+
+from solvers.logprob_scoring import expected_rating, max_tokens_for, rate_by_logprobs
+
+
+def position(*alternatives: tuple[str, float], generated: str | None = None) -> Logprob:
+    """One generated position: top alternatives as (token, probability); the first is generated unless named."""
+    tops = [TopLogprob(token=token, logprob=math.log(p)) for token, p in alternatives]
+    chosen = generated or alternatives[0][0]
+    chosen_p = dict(alternatives).get(chosen, 0.01)
+    return Logprob(token=chosen, logprob=math.log(chosen_p), top_logprobs=tops)
+
+
+def rate(*positions: Logprob, low: int = 1, high: int = 5, min_mass: float = 0.1):
+    return expected_rating(Logprobs(content=list(positions)), low, high, min_mass)
+
+
+def test_one_to_five_single_position():
+    rating = rate(position(("4", 0.6), ("3", 0.3), ("Hello", 0.1)))
+    assert rating.mass == pytest.approx(0.9)
+    assert rating.score == pytest.approx((4 * 0.6 + 3 * 0.3) / 0.9)
+    assert rating.probabilities == pytest.approx({1: 0, 2: 0, 3: 0.3, 4: 0.6, 5: 0})
+    assert rating.unresolved_mass == 0 and not rating.failed
+
+
+def test_generated_leading_space_reads_the_next_position():
+    # SmolLM2 style: " " then the digit; "5" straight away is an alternative at the first position.
+    rating = rate(position((" ", 0.8), ("5", 0.1), ("The", 0.1)), position(("4", 0.5), ("2", 0.5)))
+    assert rating.probabilities[5] == pytest.approx(0.1)
+    assert rating.probabilities[4] == pytest.approx(0.4)
+    assert rating.probabilities[2] == pytest.approx(0.4)
+    assert rating.score == pytest.approx((5 * 0.1 + 4 * 0.4 + 2 * 0.4) / 0.9)
+
+
+def test_merged_leading_space_and_unfollowable_whitespace():
+    # " 4" carries its own space; "\n" was not generated, so what follows it is unknown.
+    rating = rate(position((" 4", 0.7), (" 3", 0.2), ("\n", 0.1)))
+    assert rating.unresolved_mass == pytest.approx(0.1)
+    assert rating.mass == pytest.approx(0.9)
+    assert rating.score == pytest.approx((4 * 0.7 + 3 * 0.2) / 0.9)
+
+
+def test_raw_hf_token_strings_read_whitespace_markers():
+    rating = rate(position(("Ġ4", 0.5), ("4", 0.25), ("▁5", 0.25)))
+    assert rating.score == pytest.approx(4.25)
+    assert rating.mass == pytest.approx(1.0)
+
+
+def test_one_to_ten_with_a_single_ten_token():
+    # "10" is one token; the non-generated "1" could still become 10, so it is unresolved.
+    rating = rate(position(("10", 0.5), ("9", 0.3), ("1", 0.2)), high=10)
+    assert rating.probabilities[10] == pytest.approx(0.5)
+    assert rating.probabilities[1] == 0
+    assert rating.unresolved_mass == pytest.approx(0.2)
+    assert rating.score == pytest.approx((10 * 0.5 + 9 * 0.3) / 0.8)
+
+
+def test_one_to_ten_splits_a_generated_one_with_the_next_position():
+    rating = rate(
+        position(("1", 0.6), ("8", 0.3), ("x", 0.1)),
+        position(("0", 0.5), ("\n", 0.25), (".", 0.125), ("5", 0.125)),
+        high=10,
+    )
+    assert rating.probabilities[10] == pytest.approx(0.6 * 0.5)
+    assert rating.probabilities[1] == pytest.approx(0.6 * 0.375)
+    assert rating.probabilities[8] == pytest.approx(0.3)
+    # "15" is off the scale: neither valid nor unresolved.
+    assert rating.mass == pytest.approx(0.825)
+    assert rating.unresolved_mass == 0
+    assert rating.score == pytest.approx((10 * 0.3 + 1 * 0.225 + 8 * 0.3) / 0.825)
+
+
+def test_one_to_ten_after_a_leading_space():
+    rating = rate(
+        position((" ", 0.9), ("x", 0.1)),
+        position(("1", 0.5), ("7", 0.4), ("y", 0.1)),
+        position(("0", 0.8), ("<|im_end|>", 0.2)),
+        high=10,
+    )
+    assert rating.probabilities[10] == pytest.approx(0.36)
+    assert rating.probabilities[1] == pytest.approx(0.09)
+    assert rating.probabilities[7] == pytest.approx(0.36)
+    assert rating.score == pytest.approx((3.6 + 0.09 + 2.52) / 0.81)
+
+
+def test_one_to_ten_non_generated_one_is_unresolved():
+    rating = rate(position(("8", 0.6), ("1", 0.3), ("9", 0.1)), position(("\n", 1.0)), high=10)
+    assert rating.unresolved_mass == pytest.approx(0.3)
+    assert rating.score == pytest.approx((8 * 0.6 + 9 * 0.1) / 0.7)
+
+
+def test_one_to_ten_stopped_after_one_is_unresolved_and_fails():
+    rating = rate(position(("1", 0.95), ("2", 0.05)), high=10)
+    assert rating.unresolved_mass == pytest.approx(0.95)
+    assert rating.mass == pytest.approx(0.05)
+    assert rating.failed and rating.score is None
+
+
+def test_low_mass_answer_is_a_failure_not_a_score():
+    rating = rate(position(("The", 0.95), ("4", 0.05)))
+    assert rating.mass == pytest.approx(0.05)
+    assert rating.failed and rating.score is None
+    assert rate(position(("The", 0.95), ("4", 0.05)), min_mass=0.04).score == pytest.approx(4.0)
+
+
+def test_non_digit_and_off_scale_tokens_are_ignored():
+    rating = rate(position(("four", 0.4), ("4.", 0.2), ("45", 0.1), ("0", 0.1), ("3", 0.2)))
+    # "4." is a complete 4; "45" and "0" are off the 1-5 scale; "four" is not a number.
+    assert rating.probabilities == pytest.approx({1: 0, 2: 0, 3: 0.2, 4: 0.2, 5: 0})
+    assert rating.score == pytest.approx(3.5)
+
+
+def test_sampled_token_outside_the_top_k_is_followed():
+    sampled = Logprob(token=" ", logprob=math.log(0.05), top_logprobs=[TopLogprob(token="3", logprob=math.log(0.9))])
+    rating = rate(sampled, position(("5", 1.0)))
+    assert rating.probabilities[3] == pytest.approx(0.9)
+    assert rating.probabilities[5] == pytest.approx(0.05)
+
+
+def test_no_answer_at_all_fails():
+    assert expected_rating(None, 1, 5).failed
+    assert expected_rating(Logprobs(content=[]), 1, 5).mass == 0
+
+
+def test_max_tokens_cover_a_space_and_every_digit():
+    assert max_tokens_for(5) == 2
+    assert max_tokens_for(10) == 3
+
+
+def fake_judge(logprobs: Logprobs | None, seen: list[GenerateConfig]):
+    def respond(input, tools, tool_choice, config):
+        seen.append(config)
+        output = ModelOutput(
+            model="fake",
+            choices=[
+                ChatCompletionChoice(message=ChatMessageAssistant(content=" 4"), stop_reason="stop", logprobs=logprobs)
+            ],
+        )
+        output.usage = ModelUsage(input_tokens=10, output_tokens=2, total_tokens=12)
+        return output
+
+    return get_model("mockllm/model", custom_outputs=respond, memoize=False)
+
+
+def test_rate_by_logprobs_asks_for_top_logprobs_and_reads_them():
+    seen: list[GenerateConfig] = []
+    logprobs = Logprobs(content=[position((" ", 1.0)), position(("4", 0.75), ("2", 0.25))])
+    rating, output = asyncio.run(
+        rate_by_logprobs(fake_judge(logprobs, seen), "Rate it.", 1, 5, config=GenerateConfig(temperature=0.0))
+    )
+    assert rating.score == pytest.approx(3.5)
+    assert output.completion == " 4"
+    assert seen[0].logprobs is True and seen[0].top_logprobs == 20
+    assert seen[0].max_tokens == 2 and seen[0].temperature == 0.0
+
+
+def test_rate_by_logprobs_without_logprobs_is_a_prerequisite_error():
+    with pytest.raises(PrerequisiteError, match="scoring=logprobs needs top log-probabilities"):
+        asyncio.run(rate_by_logprobs(fake_judge(None, []), "Rate it.", 1, 5))
