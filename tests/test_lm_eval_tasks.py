@@ -78,3 +78,28 @@ def test_aggregation_regroups_answers_and_counts_parse_failures(dhp_data):
     assert agg_parse_failures(records) == 3 * 3  # one per perturbed text and metric
     # three items, every original rated above its copy: the one-sided Wilcoxon p is 1/8 per metric
     assert agg_D_avg(records) == pytest.approx(math.log(1 / 8) / math.log(0.05))
+
+
+def test_a_suite_file_is_judged_as_built(dhp_data, tmp_path):
+    from dhp_tasks.suite import main as dhp_build
+    from lm_eval_tasks.utils import docs
+
+    suite = tmp_path / "storycloze.suite.jsonl"
+    dhp_build(
+        [
+            "storycloze",
+            "--data-dir",
+            str(dhp_data("storycloze")),
+            "--n",
+            "2",
+            "--perturbations",
+            "typos",
+            "-o",
+            str(suite),
+        ]
+    )
+    documents = docs(suite_task="dhp_storycloze", dhp_storycloze={"suite": str(suite), "n": 50})["test"]
+    texts = {json.loads(doc["metadata"])["response"] for doc in documents}
+    built = [json.loads(line) for line in suite.read_text().splitlines()[1:]]
+    assert texts == {item["text"] for item in built} | {item["variants"]["typos"] for item in built}
+    assert len(documents) == 2 * 2 * 3
