@@ -17,7 +17,7 @@ from scorers.blind_spots import (
     reference_failure,
     single_failure,
 )
-from scorers.fbi import judgments, blind_spot_rates
+from scorers.fbi import blind_spot_rates, judgments
 
 PERTURBED = {"ability": "factual", "category": "entity", "invariant": False}
 INVARIANT = {"ability": "score_invariant", "category": "score_invariant", "invariant": True}
