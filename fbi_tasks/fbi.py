@@ -8,6 +8,7 @@ penalises the copy. The metric is how often it does not.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -59,21 +60,24 @@ def _sample(item: FbiItem) -> Sample:
     )
 
 
+def judge_prompts(paradigm: Paradigm, strategy: str, scale: int, meta: Mapping[str, Any]) -> dict[str, str]:
+    """The named prompts that judge one item (its sample metadata) under a paradigm and strategy."""
+    axis = AXES[meta["axis_ability"]]
+    if paradigm == "single":
+        return {
+            name: single_prompt(strategy, meta["question"], meta[name], scale, axis) for name in ("gold", "perturbed")
+        }
+    if paradigm == "pairwise":
+        return {
+            "gold_first": pairwise_prompt(strategy, meta["question"], meta["gold"], meta["perturbed"], axis),
+            "gold_second": pairwise_prompt(strategy, meta["question"], meta["perturbed"], meta["gold"], axis),
+        }
+    return {"perturbed": reference_prompt(meta["question"], meta["gold"], meta["perturbed"], scale)}
+
+
 def _prompts(paradigm: Paradigm, strategy: str, scale: int):
     def build(state: TaskState) -> Mapping[str, str]:
-        meta = state.metadata
-        axis = AXES[meta["axis_ability"]]
-        if paradigm == "single":
-            return {
-                name: single_prompt(strategy, meta["question"], meta[name], scale, axis)
-                for name in ("gold", "perturbed")
-            }
-        if paradigm == "pairwise":
-            return {
-                "gold_first": pairwise_prompt(strategy, meta["question"], meta["gold"], meta["perturbed"], axis),
-                "gold_second": pairwise_prompt(strategy, meta["question"], meta["perturbed"], meta["gold"], axis),
-            }
-        return {"perturbed": reference_prompt(meta["question"], meta["gold"], meta["perturbed"], scale)}
+        return judge_prompts(paradigm, strategy, scale, state.metadata)
 
     return build
 
