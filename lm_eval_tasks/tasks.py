@@ -88,7 +88,8 @@ def adherence_criteria(dataset: str) -> list[dict]:
 def _adherence_metrics(dataset: str) -> tuple[str, ...]:
     criteria = adherence_criteria(dataset)
     groups = [group for group in GROUPS if any(c["group"] == group for c in criteria)]
-    names = ["pearson", *(f"pearson/group/{group}" for group in groups), "undefined", "parse_failures"]
+    names = ["pearson", "pearson_ci_low", "pearson_ci_high", *(f"pearson/group/{group}" for group in groups)]
+    names += ["undefined", "parse_failures"]
     for criterion in criteria:
         name = criterion["name"]
         names += [f"{method}/{name}" for method in ("pearson", "spearman", "kendall")]
