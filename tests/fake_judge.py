@@ -73,7 +73,7 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(prompt, list):
             prompt = "".join(part.get("text", "") for part in prompt)
         n = int(body.get("n") or 1)
-        reply = self.answer(prompt)
+        reply = self.answer(body["messages"] if getattr(self.answer, "reads_conversation", False) else prompt)
         payload = {
             "id": f"fake-{len(self.calls)}",
             "object": "chat.completion",
@@ -143,4 +143,10 @@ def cycling(answers: list[str]) -> Answer:
             served[0] += 1
         return answers[index % len(answers)]
 
+    return answer
+
+
+def reads_conversation(answer: Callable[[list[dict]], str]) -> Callable[[list[dict]], str]:
+    """Mark an answer function that is given the request's whole conversation (OpenAI messages), not its last prompt."""
+    answer.reads_conversation = True  # type: ignore[attr-defined]
     return answer
