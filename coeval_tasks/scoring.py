@@ -15,10 +15,9 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.solver import TaskState
 
-from adherence_tasks.adherence import choose_criteria, select_items
 from coeval_tasks.data import HumanScores, load_human_scores, read_local_items
 from judge_data import DataError, names_option
-from judge_data.human import HumanCriterion, HumanItem
+from judge_data.human import HumanCriterion, HumanItem, choose_criteria, select_items
 from judge_data.options import OptionError
 from scorers.adherence import ReadAnswer, criterion_ratings
 from scorers.coeval import coeval_agreement

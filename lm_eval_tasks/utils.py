@@ -23,7 +23,7 @@ from typing import Any
 
 from datasets import Dataset, DatasetDict
 
-from adherence_tasks.adherence import adherence_task, choose_criteria, expected_sign
+from adherence_tasks.adherence import adherence_task, expected_sign
 from adherence_tasks.datasets import DATASETS as ADHERENCE_DATASETS
 from adherence_tasks.prompts import Question, questions_for, render
 from adherence_tasks.sources import public_folder
@@ -32,7 +32,7 @@ from dhp_tasks.dhp import ALL_PERTURBATIONS, paper_dataset_task
 from dhp_tasks.prompts import TEXT_KINDS
 from fbi_tasks.fbi import fbi_task, judge_prompts
 from judge_data import names_option
-from judge_data.human import load_criteria
+from judge_data.human import choose_criteria, load_criteria
 from lm_eval_tasks.tasks import TASKS, LmEvalTask, aggregation_name
 from scorers.adherence import CriterionSpec, ReadAnswer, agreement_metrics, criterion_value
 from scorers.dhp import discernment_metrics, rating_value
