@@ -68,7 +68,8 @@ def verify_sha256(path: Path, url: str, sha256: str | None) -> Path:
 def download(url: str, sha256: str | None = None) -> Path:
     """A cached local copy of ``url`` (the ``datasets`` download cache), checked against ``sha256`` when given.
 
-    Offline, a clear :class:`DownloadError` (a ``ConnectionError``); a copy whose content differs from ``sha256``, a :class:`DataError`.
+    Offline, a clear :class:`DownloadError` (a ``ConnectionError``); a copy whose content differs from ``sha256``,
+    a :class:`DataError`.
     """
     try:
         path = Path(_download_manager().download(url))

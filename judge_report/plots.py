@@ -31,7 +31,7 @@ def _pyplot():
 
 def heatmap(title: str, rows: Sequence[str], columns: Sequence[str], values: np.ndarray):
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(1.1 * len(columns) + 3, 0.5 * len(rows) + 1.8))
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.1 * len(columns) + 3), 0.5 * len(rows) + 2.2))
     finite = values[np.isfinite(values)]
     top = max(2.0, float(finite.max())) if finite.size else 2.0
     image = ax.imshow(np.ma.masked_invalid(values), cmap="viridis", vmin=0, vmax=top, aspect="auto")
@@ -54,8 +54,12 @@ def grouped_bars(title: str, categories: Sequence[str], series: dict[str, Sequen
     positions = np.arange(len(categories))
     for index, (name, cells) in enumerate(series.items()):
         values = np.array([math.nan if cell is None else cell.value for cell in cells])
-        lower = np.array([0.0 if cell is None or cell.ci is None else max(cell.value - cell.ci[0], 0) for cell in cells])
-        upper = np.array([0.0 if cell is None or cell.ci is None else max(cell.ci[1] - cell.value, 0) for cell in cells])
+        lower = np.array(
+            [0.0 if cell is None or cell.ci is None else max(cell.value - cell.ci[0], 0) for cell in cells]
+        )
+        upper = np.array(
+            [0.0 if cell is None or cell.ci is None else max(cell.ci[1] - cell.value, 0) for cell in cells]
+        )
         ax.bar(
             positions + index * width - 0.4 + width / 2,
             np.nan_to_num(values),
@@ -86,9 +90,16 @@ def dhp_heatmaps(table: Table) -> Iterator[Figure]:
         values = np.array(
             [[table.cells[(row, c)].value if (row, c) in table.cells else math.nan for c in columns] for row in rows]
         )
-        yield Figure(f"dhp_heatmap_{task}", f"DHP {task}: D per perturbation", heatmap(
-            f"DHP {task}: D per perturbation (D > 1: noticed at 5 %)", [row[0] for row in rows], columns, values
-        ))
+        yield Figure(
+            f"dhp_heatmap_{task}",
+            f"DHP {task}: D per perturbation",
+            heatmap(
+                f"DHP {task}: D per perturbation\n(D > 1: noticed at the 5 % level)",
+                [row[0] for row in rows],
+                columns,
+                values,
+            ),
+        )
 
 
 def fbi_bars(table: Table) -> Iterator[Figure]:
@@ -99,9 +110,13 @@ def fbi_bars(table: Table) -> Iterator[Figure]:
     for task, labels in by_task.items():
         categories = [row for row in table.rows if any((row, label) in table.cells for label in labels)]
         series = {_split_column(label)[0]: [table.cells.get((row, label)) for row in categories] for label in labels}
-        yield Figure(f"fbi_bars_{task}", f"FBI {task}: failure rate per category", grouped_bars(
-            f"FBI {task}: failure rate per category (95 % CI)", [row[0] for row in categories], series, "error rate"
-        ))
+        yield Figure(
+            f"fbi_bars_{task}",
+            f"FBI {task}: failure rate per category",
+            grouped_bars(
+                f"FBI {task}: failure rate per category (95 % CI)", [row[0] for row in categories], series, "error rate"
+            ),
+        )
 
 
 def adherence_group_bars(table: Table) -> Iterator[Figure]:
@@ -113,9 +128,11 @@ def adherence_group_bars(table: Table) -> Iterator[Figure]:
             cells = [table.cells.get(((judge, group), setting)) for group in groups]
             if any(cell is not None for cell in cells):
                 series[f"{judge} · {setting}"] = cells
-    yield Figure("adherence_groups", "Adherence: Pearson per taxonomy group", grouped_bars(
-        "Adherence: Pearson with the humans per taxonomy group", groups, series, "Pearson (oriented)"
-    ))
+    yield Figure(
+        "adherence_groups",
+        "Adherence: Pearson per taxonomy group",
+        grouped_bars("Adherence: Pearson with the humans per taxonomy group", groups, series, "Pearson (oriented)"),
+    )
 
 
 def per_judge_bars(name: str, title: str, table: Table) -> Iterator[Figure]:

@@ -50,8 +50,19 @@ def write_leaderboard_csv(report: Report, path: Path) -> None:
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(
-            ["judge", "suite", "task", "config", "metric", "value", "ci_low", "ci_high", "parse_failure_rate",
-             "flagged", "log"]
+            [
+                "judge",
+                "suite",
+                "task",
+                "config",
+                "metric",
+                "value",
+                "ci_low",
+                "ci_high",
+                "parse_failure_rate",
+                "flagged",
+                "log",
+            ]
         )
         for row in report.leaderboard.rows:
             for info in report.leaderboard.column_info:
@@ -60,8 +71,19 @@ def write_leaderboard_csv(report: Report, path: Path) -> None:
                     continue
                 low, high = cell.ci if cell.ci else ("", "")
                 writer.writerow(
-                    [row[0], info.suite, info.task, info.config, info.metric, cell.value, low, high,
-                     cell.parse_failure_rate, cell.flagged, cell.location]
+                    [
+                        row[0],
+                        info.suite,
+                        info.task,
+                        info.config,
+                        info.metric,
+                        cell.value,
+                        low,
+                        high,
+                        cell.parse_failure_rate,
+                        cell.flagged,
+                        cell.location,
+                    ]
                 )
 
 
@@ -91,8 +113,10 @@ def _table_json(table: Table) -> dict:
         "index": table.index,
         "columns": table.columns,
         "rows": [
-            {"labels": list(row), "cells": {c: _cell_json(table.cells[(row, c)]) for c in table.columns
-                                            if (row, c) in table.cells}}
+            {
+                "labels": list(row),
+                "cells": {c: _cell_json(table.cells[(row, c)]) for c in table.columns if (row, c) in table.cells},
+            }
             for row in table.rows
         ],
     }
@@ -148,8 +172,8 @@ def html_table(table: Table) -> str:
             cells += f'<td data-value="{value}"{css} title="{html.escape(title)}">{html.escape(cell.text())}</td>'
         body.append(f"<tr>{cells}</tr>")
     return (
-        f'<h2>{html.escape(table.title)}</h2><table class="sortable"><thead><tr>{header}</tr></thead>'
-        f"<tbody>{''.join(body)}</tbody></table>"
+        f'<h2>{html.escape(table.title)}</h2><div class="scroll"><table class="sortable"><thead><tr>{header}</tr>'
+        f"</thead><tbody>{''.join(body)}</tbody></table></div>"
     )
 
 
@@ -173,6 +197,7 @@ table { border-collapse: collapse; margin-bottom: 1.5em; font-size: 0.85em; }
 th, td { border: 1px solid #ccc; padding: 0.3em 0.5em; text-align: left; }
 th { background: #f0f0f0; cursor: pointer; }
 td.flagged { background: #fff1c2; }
+div.scroll { overflow-x: auto; }
 img { max-width: 100%; border: 1px solid #eee; margin: 0.5em 0; }
 """
 

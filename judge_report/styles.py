@@ -92,9 +92,7 @@ def plot_styles(styles: Sequence[Styles], task: str):
 
     perturbations = sorted({p for style in styles for p in style.by_variant if p != "original"})
     columns = max(len(perturbations), 1)
-    fig, axes = plt.subplots(
-        len(styles), columns, figsize=(3 * columns, 2.6 * len(styles)), squeeze=False, sharex=True
-    )
+    fig, axes = plt.subplots(len(styles), columns, figsize=(3 * columns, 2.6 * len(styles)), squeeze=False, sharex=True)
     bins = np.linspace(1, 5, 17)
     for row, style in enumerate(styles):
         originals = style.by_variant.get("original", {})

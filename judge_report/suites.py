@@ -85,7 +85,17 @@ DHP = SuiteView(
     name="dhp",
     title="DHP discernment (D > 1: damage noticed at the 5 % level)",
     task_prefixes=("dhp_",),
-    comparable_on=("task_version", "source", "suite", "n_items", "seed", "perturbations", "scoring", "combine", "metrics"),
+    comparable_on=(
+        "task_version",
+        "source",
+        "suite",
+        "n_items",
+        "seed",
+        "perturbations",
+        "scoring",
+        "combine",
+        "metrics",
+    ),
     headlines=lambda run: _present(run, ("D_avg", "D_min")),
     answers_per_sample=lambda run: float(len(run.metadata.get("metrics") or [1]) * (run.setting("repeats") or 1)),
     paper_tables=(PaperTable("dhp_d_by_perturbation", "DHP: D per perturbation by dataset", _dhp_cells, "dataset"),),
@@ -125,7 +135,9 @@ FBI = SuiteView(
     ),
     headlines=_fbi_headlines,
     answers_per_sample=lambda run: 1.0 if run.setting("paradigm") == "reference" else 2.0,
-    paper_tables=(PaperTable("fbi_failure_rate_by_category", "FBI: failure rate per category", _fbi_cells, "category", "column"),),
+    paper_tables=(
+        PaperTable("fbi_failure_rate_by_category", "FBI: failure rate per category", _fbi_cells, "category", "column"),
+    ),
     hub_dataset=lambda run: "ai4bharat/FBI",
     lower_is_better=("error_rate", "si_error_rate", "flip_rate", "parse_failure"),
 )
@@ -168,9 +180,21 @@ ADHERENCE = SuiteView(
     headlines=lambda run: _present(run, ("pearson",)) + _matching(run, r"pearson/group/.+"),
     answers_per_sample=lambda run: float(len(run.metadata.get("questions") or {}) * (run.setting("repeats") or 1)),
     paper_tables=(
-        PaperTable("adherence_table1", "Adherence Table 1/2: Pearson per dataset and setting", _adherence_setting_cells, "dataset"),
-        PaperTable("adherence_table3", "Adherence Table 3: Pearson per criterion and setting", _adherence_criterion_cells, "criterion"),
-        PaperTable("adherence_groups", "Adherence: Pearson per taxonomy group and setting", _adherence_group_cells, "group"),
+        PaperTable(
+            "adherence_table1",
+            "Adherence Table 1/2: Pearson per dataset and setting",
+            _adherence_setting_cells,
+            "dataset",
+        ),
+        PaperTable(
+            "adherence_table3",
+            "Adherence Table 3: Pearson per criterion and setting",
+            _adherence_criterion_cells,
+            "criterion",
+        ),
+        PaperTable(
+            "adherence_groups", "Adherence: Pearson per taxonomy group and setting", _adherence_group_cells, "group"
+        ),
     ),
     lower_is_better=("undefined", "parse_failure"),
 )
@@ -187,11 +211,22 @@ COEVAL_CRITERIA = SuiteView(
     name="coeval_criteria",
     title="CoEval criteria consistency (CC, ICC) and coverage of the curated criteria",
     task_prefixes=("coeval_criteria_",),
-    comparable_on=("task_version", "source", "dataset", "n_task_descriptions", "seed", "samples", "temperature",
-                   "embedder", "match_threshold"),
+    comparable_on=(
+        "task_version",
+        "source",
+        "dataset",
+        "n_task_descriptions",
+        "seed",
+        "samples",
+        "temperature",
+        "embedder",
+        "match_threshold",
+    ),
     headlines=lambda run: _present(run, ("cc", "icc", "coverage")),
     answers_per_sample=lambda run: float((run.setting("samples") or 0) + 1),
-    paper_tables=(PaperTable("coeval_table1", "CoEval Table 1: CC and ICC per dataset", _coeval_criteria_cells, "dataset"),),
+    paper_tables=(
+        PaperTable("coeval_table1", "CoEval Table 1: CC and ICC per dataset", _coeval_criteria_cells, "dataset"),
+    ),
     lower_is_better=("missed", "parse_failure"),
 )
 
@@ -208,7 +243,9 @@ COEVAL_SCORING = SuiteView(
     comparable_on=("task_version", "source", "dataset", "n_items", "seed", "criteria", "setting", "repeats"),
     headlines=lambda run: _present(run, ("pearson/overall", "alpha/annotators", "alpha/with_judge")),
     answers_per_sample=lambda run: float(len(run.metadata.get("criteria") or [1]) * (run.setting("repeats") or 1)),
-    paper_tables=(PaperTable("coeval_tables5_7", "CoEval Tables 5-7: correlations per criterion", _coeval_scoring_cells, "task"),),
+    paper_tables=(
+        PaperTable("coeval_tables5_7", "CoEval Tables 5-7: correlations per criterion", _coeval_scoring_cells, "task"),
+    ),
     lower_is_better=("parse_failure",),
 )
 

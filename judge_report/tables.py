@@ -122,8 +122,8 @@ def build_report(runs: Sequence[Run], parse_failure_flag: float = DEFAULT_PARSE_
                 name for name in task_configs[0] if len({_canonical(config.get(name)) for config in task_configs}) > 1
             )
             notes.append(
-                f"{task}: {len(task_configs)} settings that are not comparable (they differ in {', '.join(differing)}); "
-                "each has its own columns, marked [config N]"
+                f"{task}: {len(task_configs)} settings that are not comparable (they differ in "
+                f"{', '.join(differing)}); each has its own columns, marked [config N]"
             )
     reported = [(run, view, config) for (_, config, _), (run, view) in chosen.items()]
 
@@ -171,6 +171,8 @@ def build_report(runs: Sequence[Run], parse_failure_flag: float = DEFAULT_PARSE_
                     table.put((run.judge, f"{row}{tag}"), column, cell(run, view, metric))
                 else:
                     table.put((row,), f"{run.judge} · {column}{tag}", cell(run, view, metric))
+    for table in paper_tables.values():
+        table.rows.sort()
     return Report(leaderboard, list(paper_tables.values()), reported, configs, notes)
 
 

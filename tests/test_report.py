@@ -174,8 +174,12 @@ def test_paper_tables_plots_and_formats_are_written(report_dir):
         categories = {row["category"] for row in csv.DictReader(handle)}
     assert categories == {"factual/entity", "long_form/grammar", "reasoning/calculations", "score_invariant"}
     plots = {path.name for path in (report_dir / "plots").iterdir()}
-    for stem in ("dhp_heatmap_dhp_summeval", "fbi_bars_fbi_single_vanilla_star", "adherence_groups",
-                 "dhp_styles_dhp_summeval"):
+    for stem in (
+        "dhp_heatmap_dhp_summeval",
+        "fbi_bars_fbi_single_vanilla_star",
+        "adherence_groups",
+        "dhp_styles_dhp_summeval",
+    ):
         assert {f"{stem}.png", f"{stem}.svg"} <= plots, plots
     assert (report_dir / "plots" / "adherence_groups.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     document = json.loads((report_dir / "report.json").read_text())
@@ -202,14 +206,28 @@ def test_html_page_is_self_contained(report_dir):
 
 
 @pytest.mark.integration
-@pytest.mark.skipif(shutil.which("chromium") is None, reason="needs chromium (apt-get install chromium) for a screenshot")
+@pytest.mark.skipif(
+    shutil.which("chromium") is None, reason="needs chromium (apt-get install chromium) for a screenshot"
+)
 def test_html_page_renders_in_headless_chromium(report_dir):
     shot = report_dir / "screenshot.png"
     subprocess.run(
-        ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", f"--screenshot={shot}",
-         "--window-size=1280,2000", (report_dir / "report.html").as_uri()],
-        capture_output=True, timeout=120, check=False,
+        [
+            "chromium",
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            f"--screenshot={shot}",
+            "--window-size=1280,2000",
+            (report_dir / "report.html").as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=False,
     )
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert shot.stat().st_size > 50_000
@@ -247,8 +265,12 @@ def run(judge: str, value: float, seed: int = 0, created: str = "2026-01-01", fa
         model_args=extra.get("model_args", {}),
         metadata={"paradigm": "single", "n_items": 10, "source": "data"},
         task_args={"seed": seed},
-        metrics={"error_rate": value, "error_rate_ci_low": value - 0.1, "error_rate_ci_high": value + 0.1,
-                 "parse_failures": failures},
+        metrics={
+            "error_rate": value,
+            "error_rate_ci_low": value - 0.1,
+            "error_rate_ci_high": value + 0.1,
+            "parse_failures": failures,
+        },
         samples=10,
         created=created,
     )
@@ -256,10 +278,16 @@ def run(judge: str, value: float, seed: int = 0, created: str = "2026-01-01", fa
 
 def test_runs_with_different_settings_never_share_a_column():
     report = build_report([run("a", 0.2), run("b", 0.4), run("a", 0.3, seed=1)])
-    assert report.leaderboard.columns == ["fbi_single_vanilla [config 1] error_rate", "fbi_single_vanilla [config 2] error_rate"]
+    assert report.leaderboard.columns == [
+        "fbi_single_vanilla [config 1] error_rate",
+        "fbi_single_vanilla [config 2] error_rate",
+    ]
     assert any("differ in seed" in note for note in report.notes)
     second = report.leaderboard.cells[(("openai/a",), "fbi_single_vanilla [config 2] error_rate")]
-    assert second.value == 0.3 and (("openai/b",), "fbi_single_vanilla [config 2] error_rate") not in report.leaderboard.cells
+    assert (
+        second.value == 0.3
+        and (("openai/b",), "fbi_single_vanilla [config 2] error_rate") not in report.leaderboard.cells
+    )
 
 
 def test_latest_comparable_run_wins_and_is_noted():
@@ -276,7 +304,9 @@ def test_model_args_make_another_judge_and_lower_error_rate_ranks_first():
 
 def test_parse_failures_flag_the_cell_and_show_in_the_text():
     report = build_report([run("a", 0.25, failures=3.0), run("b", 0.25, failures=1.0)])
-    cells = {row[0]: report.leaderboard.cells[(row, "fbi_single_vanilla error_rate")] for row in report.leaderboard.rows}
+    cells = {
+        row[0]: report.leaderboard.cells[(row, "fbi_single_vanilla error_rate")] for row in report.leaderboard.rows
+    }
     # 3 of 10 items x 2 answers = 15 % > 10 %; 1 of 20 = 5 %
     assert cells["openai/a"].parse_failure_rate == pytest.approx(0.15) and cells["openai/a"].flagged
     assert not cells["openai/b"].flagged
@@ -302,4 +332,3 @@ def test_missing_log_path_is_one_clean_message(tmp_path):
     )
     assert result.returncode == 2
     assert result.stderr.strip() == f"judge-report: {tmp_path / 'nothing'}: no such log file or folder"
-
