@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -160,7 +159,3 @@ def lm_eval_runs(location: str) -> list[Run]:
             )
         )
     return runs
-
-
-def finite(value: float | None) -> bool:
-    return value is not None and not math.isnan(value)

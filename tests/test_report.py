@@ -332,3 +332,14 @@ def test_missing_log_path_is_one_clean_message(tmp_path):
     )
     assert result.returncode == 2
     assert result.stderr.strip() == f"judge-report: {tmp_path / 'nothing'}: no such log file or folder"
+
+
+def test_lm_eval_results_are_read_back_as_runs(tmp_path):
+    from judge_report.runs import read_runs
+
+    report = build_report([run("a", 0.25, model_args={"temperature": 1})])
+    (tmp_path / "results_2026.json").write_text(json.dumps(lm_eval_results(report, "openai/a (temperature=1)")))
+    (read,), skipped = read_runs([tmp_path])
+    assert skipped == []
+    assert (read.harness, read.task, read.judge) == ("lm-eval", "fbi_single_vanilla", "openai/a (temperature=1)")
+    assert read.metrics["error_rate"] == 0.25 and read.samples == 10
