@@ -79,7 +79,7 @@ def run(argv: list[str] | None = None) -> Path:
     (out / "plots").mkdir(exist_ok=True)
     for figure in figures:
         for extension in plot_formats:
-            figure.figure.savefig(out / "plots" / f"{figure.name}.{extension}", dpi=110)
+            figure.figure.savefig(out / "plots" / f"{figure.stem}.{extension}", dpi=110)
 
     if "md" in formats:
         (out / "report.md").write_text(markdown(report, figures, args.flag_parse_failures), encoding="utf-8")

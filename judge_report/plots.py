@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import re
+import textwrap
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +21,16 @@ class Figure:
     figure: Any
     """A matplotlib figure."""
 
+    @property
+    def stem(self) -> str:
+        """The figure's file name without extension: letters, digits, ``._-`` only."""
+        return re.sub(r"[^A-Za-z0-9._-]+", "_", self.name).strip("_")
+
+
+def _wrapped(label: str, width: int = 45) -> str:
+    """Judge names carry their model arguments; wrap them so the axes keep their room."""
+    return textwrap.fill(label, width, break_long_words=True)
+
 
 def _pyplot():
     import matplotlib
@@ -31,12 +43,13 @@ def _pyplot():
 
 def heatmap(title: str, rows: Sequence[str], columns: Sequence[str], values: np.ndarray):
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.1 * len(columns) + 3), 0.5 * len(rows) + 2.2))
+    height = 0.5 * sum(_wrapped(row).count("\n") + 1 for row in rows) + 2.2
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.1 * len(columns) + 3) + 3, height))
     finite = values[np.isfinite(values)]
     top = max(2.0, float(finite.max())) if finite.size else 2.0
     image = ax.imshow(np.ma.masked_invalid(values), cmap="viridis", vmin=0, vmax=top, aspect="auto")
     ax.set_xticks(range(len(columns)), columns, rotation=35, ha="right", fontsize=8)
-    ax.set_yticks(range(len(rows)), rows, fontsize=8)
+    ax.set_yticks(range(len(rows)), [_wrapped(row) for row in rows], fontsize=7)
     for (i, j), value in np.ndenumerate(values):
         text = "n/a" if math.isnan(value) else f"{value:.2f}"
         ax.text(j, i, text, ha="center", va="center", fontsize=7, color="white" if value < top / 2 else "black")
@@ -66,7 +79,7 @@ def grouped_bars(title: str, categories: Sequence[str], series: dict[str, Sequen
             width,
             yerr=np.nan_to_num(np.vstack([lower, upper])),
             capsize=2,
-            label=name,
+            label=_wrapped(name, 70),
         )
     ax.set_xticks(positions, categories, rotation=35, ha="right", fontsize=8)
     ax.set_ylabel(ylabel)
@@ -143,8 +156,7 @@ def per_judge_bars(name: str, title: str, table: Table) -> Iterator[Figure]:
             judge: [table.cells.get(((judge, row), column)) for row in rows]
             for judge in dict.fromkeys(row[0] for row in table.rows)
         }
-        safe = column.replace("/", "_").replace(" ", "_")
-        yield Figure(f"{name}_{safe}", f"{title}: {column}", grouped_bars(f"{title}: {column}", rows, series, column))
+        yield Figure(f"{name}_{column}", f"{title}: {column}", grouped_bars(f"{title}: {column}", rows, series, column))
 
 
 def report_figures(report: Report) -> Iterator[Figure]:
@@ -173,7 +185,6 @@ def response_style_figures(report: Report) -> tuple[list[Figure], list[dict]]:
             by_task.setdefault(f"{run.task}{tag}", []).append(styles)
     figures, rows = [], []
     for task, styles in by_task.items():
-        safe = task.replace(" ", "_").replace("[", "").replace("]", "")
-        figures.append(Figure(f"dhp_styles_{safe}", f"Response styles: {task}", plot_styles(styles, task)))
+        figures.append(Figure(f"dhp_styles_{task}", f"Response styles: {task}", plot_styles(styles, task)))
         rows.extend(vars(row) | {"task": task} for style in styles for row in style_rows(style))
     return figures, rows

@@ -35,7 +35,7 @@ def markdown(report: Report, figures: list[Figure], flag: float) -> str:
     for table in report.paper_tables:
         parts += [f"## {table.title}", "", markdown_table(table), ""]
     if figures:
-        parts += ["## Figures", ""] + [f"![{figure.title}](plots/{figure.name}.png)" for figure in figures] + [""]
+        parts += ["## Figures", ""] + [f"![{figure.title}](plots/{figure.stem}.png)" for figure in figures] + [""]
     if report.notes:
         parts += ["## Notes", ""] + [f"- {note}" for note in report.notes] + [""]
     parts += ["## Runs", ""] + [

@@ -7,6 +7,7 @@ originals and for their perturbed copies, and the Pearson correlation between th
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -106,7 +107,7 @@ def plot_styles(styles: Sequence[Styles], task: str):
             rho = "n/a" if found is None or math.isnan(found.pearson) else f"{found.pearson:.2f}"
             ax.set_title(f"{perturbation}\nρ = {rho}", fontsize=8)
             if column == 0:
-                ax.set_ylabel(style.judge, fontsize=7)
+                ax.set_ylabel(textwrap.fill(style.judge, 30), fontsize=6)
     axes[0][0].legend(fontsize=7)
     fig.suptitle(f"Response styles ({task}): mean score over metrics", fontsize=10)
     fig.tight_layout()

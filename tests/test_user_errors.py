@@ -157,6 +157,13 @@ CASES = [
         "tasks.jsonl, row 2: field 'task'",
     ),
     ("coeval offline", "coeval_tasks/criteria", ["dataset=eli5"], {"HF_DATASETS_OFFLINE": "1"}, "could not download"),
+    (
+        "coeval embedder unreachable",
+        "coeval_tasks/criteria",
+        ["data_dir={data}/human/coeval_eli5", "n=1", "embedder=/nonexistent/embedder"],
+        {},
+        "could not load the sentence-transformers embedder '/nonexistent/embedder'",
+    ),
 ]
 
 
