@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judge_data import DataError, download, field, read_jsonl
+from judge_data import DataError, OptionError, download, field, read_jsonl
 from judge_data.human import HumanCriterion, HumanItem, load_criteria, load_items
 
 logger = logging.getLogger(__name__)
@@ -291,7 +291,7 @@ def load_source(
     if tasks_file is not None:
         return read_tasks_file(tasks_file)
     if dataset not in DATASETS:
-        raise ValueError(f"unknown CoEval dataset {dataset!r}; choose from {sorted(DATASETS)}")
+        raise OptionError(f"unknown CoEval dataset {dataset!r}; choose from {sorted(DATASETS)}")
     if data_dir is None:
         return read_public(DATASETS[dataset])
     folder = Path(data_dir).expanduser()
@@ -307,7 +307,7 @@ def select(tasks: tuple[TaskDescription, ...], n: int | None, seed: int) -> list
             logger.warning("asked for %d task descriptions, only %d exist; using all of them", n, len(tasks))
         return list(tasks)
     if n < 1:
-        raise ValueError(f"n must be at least 1, got {n}")
+        raise OptionError(f"n must be at least 1, got {n}")
     keep = sorted(random.Random(seed).sample(range(len(tasks)), n))
     return [tasks[index] for index in keep]
 

@@ -27,7 +27,7 @@ from fbi_tasks.prompts import (
     reference_prompt,
     single_prompt,
 )
-from judge_data import names_option
+from judge_data import OptionError, names_option
 from scorers.fbi import Paradigm, blind_spot_judgments, blind_spot_rates
 from solvers.judge import answer_prompts
 
@@ -98,10 +98,12 @@ def fbi_task(
 ) -> Task:
     """Assemble one FBI strategy: items, the judge prompts, the failure-rate metric."""
     if strategy not in STRATEGIES[paradigm]:
-        raise ValueError(f"unknown {paradigm} strategy {strategy!r}; choose from {list(STRATEGIES[paradigm])}")
+        raise OptionError(f"unknown {paradigm} strategy {strategy!r}; choose from {list(STRATEGIES[paradigm])}")
     scale = scale or DEFAULT_SCALE.get(strategy, 10)
     if strategy in ("rubric", "axis_rubric") and scale not in (3, 5):
-        raise ValueError(f"{strategy} scores on 1-3 or 1-5 (the paper's two rubric ranges), not 1-{scale}")
+        raise OptionError(f"{strategy} scores on 1-3 or 1-5 (the paper's two rubric ranges), not 1-{scale}")
+    if per_category is not None and per_category < 1:
+        raise OptionError(f"per_category must be at least 1, got {per_category}")
     selection = load_items(
         data_dir,
         names_option(abilities),

@@ -17,7 +17,7 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import TaskState
 
 from scorers.discernment import Combination, ScoreRecord, discernment_report
-from scorers.values import as_float
+from scorers.values import as_float, headlines_first
 from solvers.geval import ANSWERS_STORE_KEY
 from solvers.score_parsing import parse_rating
 
@@ -26,6 +26,9 @@ ANSWERS_KEY = "answers/{}"
 
 FAILURES_KEY = "parse_failures/{}"
 """Score-value key: how many of those answers had no parsable rating."""
+
+HEADLINES = ("D_avg", "D_min", "D_avg_EW", "D_min_EW", "parse_failure_rate")
+"""Shown first in inspect's results table; the per-perturbation details follow."""
 
 
 @metric
@@ -88,7 +91,7 @@ def discernment_metrics(
     for name in metrics:
         report[f"parse_failures/{name}"] = failures[name]
         report[f"parse_failure_rate/{name}"] = _rate(failures[name], answers[name])
-    return report
+    return headlines_first(report, HEADLINES)
 
 
 def _rate(failures: float, answers: float) -> float:

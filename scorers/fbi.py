@@ -31,7 +31,7 @@ from scorers.blind_spots import (
     reference_failure,
     single_failure,
 )
-from scorers.values import as_float
+from scorers.values import as_float, headlines_first
 from solvers.judge import ANSWERS_STORE_KEY
 from solvers.score_parsing import parse_rating, parse_verdict, parse_yes_no
 
@@ -50,6 +50,9 @@ OUTCOME_METRICS = {
     "inconsistent": "flip_rate",
 }
 """Metric name of each pairwise outcome's share of items."""
+
+HEADLINES = ("error_rate", "si_error_rate", "flip_rate", "si_flip_rate", "parse_failures")
+"""Shown first in inspect's results table; rates per ability and category and the intervals follow."""
 
 VERDICT_COUNTS = {"A": "verdicts_first", "B": "verdicts_second", "tie": "verdicts_tie"}
 
@@ -207,7 +210,7 @@ def blind_spot_metrics(paradigm: Paradigm, samples: Iterable[tuple[Mapping[str, 
         )
     metrics.update(_explanation_metrics(items))
     metrics["parse_failures"] = _total([as_float(value.get("parse_failures")) for _, value in items])
-    return metrics
+    return headlines_first(metrics, HEADLINES)
 
 
 def _explanation_metrics(items: list[tuple[tuple[str, str, bool], Mapping[str, Any]]]) -> dict[str, float]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -63,7 +63,7 @@ def knows_originals(originals: set[str], high: str = "5", low: str = "1") -> Ans
 
 
 class _Handler(BaseHTTPRequestHandler):
-    answer: Answer
+    answer: Answer | Mapping[str, Answer]
     calls: list[dict]
 
     def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
@@ -73,7 +73,8 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(prompt, list):
             prompt = "".join(part.get("text", "") for part in prompt)
         n = int(body.get("n") or 1)
-        reply = self.answer(body["messages"] if getattr(self.answer, "reads_conversation", False) else prompt)
+        answer = self.answer[body.get("model")] if isinstance(self.answer, Mapping) else self.answer
+        reply = answer(body["messages"] if getattr(answer, "reads_conversation", False) else prompt)
         payload = {
             "id": f"fake-{len(self.calls)}",
             "object": "chat.completion",
@@ -101,8 +102,11 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def serve(answer: Answer) -> Iterator[tuple[str, list[dict]]]:
-    """Run the fake judge; yields its base URL and the list of requests it received."""
+def serve(answer: Answer | Mapping[str, Answer]) -> Iterator[tuple[str, list[dict]]]:
+    """Run the fake judge; yields its base URL and the list of requests it received.
+
+    ``answer`` may map model names to answers: several stand-in judges behind one URL
+    (``--model openai-api/fakejudge/<name>,...``)."""
     calls: list[dict] = []
     handler = type("FakeJudgeHandler", (_Handler,), {"answer": staticmethod(answer), "calls": calls})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
