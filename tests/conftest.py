@@ -32,3 +32,16 @@ def dhp_data():
 @pytest.fixture
 def fbi_data():
     return data_folder("fbi")
+
+
+@pytest.fixture(scope="session")
+def judge_folder(tmp_path_factory):
+    """The bundled CPU judge's prepared folder (``local-judge``), built once per test session."""
+    for module in ("transformers", "gguf"):
+        pytest.importorskip(module, reason="the local judge needs the local-judge extra: pip install '.[local-judge]'")
+    from solvers.local_judge import prepare
+
+    try:
+        return prepare(tmp_path_factory.mktemp("judge-cache"))
+    except FileNotFoundError as missing:
+        pytest.skip(str(missing))

@@ -439,19 +439,12 @@ def test_unparsable_answers_are_counted_and_values_undefined(tmp_path, minilm):
 
 
 @pytest.mark.local_judge
-def test_cpu_judge_writes_criteria_for_every_dataset(tmp_path, monkeypatch, minilm):
+def test_cpu_judge_writes_criteria_for_every_dataset(tmp_path, monkeypatch, minilm, judge_folder):
     from inspect_ai import eval as inspect_eval
 
     from coeval_tasks.criteria import criteria
+    from solvers.local_judge import model_args
 
-    for module in ("transformers", "gguf"):
-        pytest.importorskip(module, reason="the local judge needs the local-judge extra: pip install '.[local-judge]'")
-    from solvers.local_judge import model_args, prepare
-
-    try:
-        folder = prepare(tmp_path / "judge-cache")
-    except FileNotFoundError as missing:
-        pytest.skip(str(missing))
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
     tasks = [
         criteria(dataset=dataset, data_dir=str(coeval_folder(dataset)), n=2, samples=2, embedder=minilm)
@@ -460,7 +453,7 @@ def test_cpu_judge_writes_criteria_for_every_dataset(tmp_path, monkeypatch, mini
     logs = inspect_eval(
         tasks,
         model="hf/smollm2",
-        model_args=model_args(folder),
+        model_args=model_args(judge_folder),
         max_tokens=32,
         log_dir=str(tmp_path / "logs"),
         display="none",

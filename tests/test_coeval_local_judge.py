@@ -8,7 +8,6 @@ from inspect_ai import eval as inspect_eval
 from coeval_tasks.scoring import eli5, rocstories, self_instruct
 from solvers.local_judge import model_args
 from tests.test_coeval_criteria import coeval_folder
-from tests.test_local_judge import judge_folder  # noqa: F401 (the fixture)
 
 pytestmark = pytest.mark.local_judge
 

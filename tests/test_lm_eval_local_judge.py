@@ -8,23 +8,15 @@ from pathlib import Path
 import pytest
 
 from lm_eval_tasks import TASK_DIR
-from solvers.local_judge import GGUF_FILE, prepare
+from solvers.local_judge import GGUF_FILE
 from tests.test_lm_eval_parity import lm_eval_metrics, run_lm_eval
 
 pytestmark = pytest.mark.local_judge
 
 
 @pytest.fixture(scope="module")
-def hf_model_args(tmp_path_factory) -> str:
-    pytest.importorskip(
-        "transformers", reason="the local judge needs the local-judge extra: pip install '.[local-judge]'"
-    )
-    pytest.importorskip("gguf", reason="the local judge needs the local-judge extra: pip install '.[local-judge]'")
-    try:
-        folder = prepare(tmp_path_factory.mktemp("judge-cache"))
-    except FileNotFoundError as missing:
-        pytest.skip(str(missing))
-    return f"pretrained={folder},gguf_file={GGUF_FILE},tokenizer={folder},dtype=float32"
+def hf_model_args(judge_folder) -> str:
+    return f"pretrained={judge_folder},gguf_file={GGUF_FILE},tokenizer={judge_folder},dtype=float32"
 
 
 def test_storycloze_ratings_on_the_cpu_judge(hf_model_args, dhp_data, tmp_path):

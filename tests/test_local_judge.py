@@ -13,23 +13,11 @@ from inspect_ai.log import read_eval_log
 
 from fbi_tasks.fbi import pairwise, reference, single
 from fbi_tasks.prompts import PAIRWISE_STRATEGIES, SINGLE_STRATEGIES
-from solvers.local_judge import GGUF_FILE, inspect_model_args, model_args, prepare
+from solvers.local_judge import GGUF_FILE, inspect_model_args, model_args
 
 pytestmark = pytest.mark.local_judge
 
 INSPECT = str(Path(sys.executable).parent / "inspect")
-
-
-@pytest.fixture(scope="module")
-def judge_folder(tmp_path_factory):
-    pytest.importorskip(
-        "transformers", reason="the local judge needs the local-judge extra: pip install '.[local-judge]'"
-    )
-    pytest.importorskip("gguf", reason="the local judge needs the local-judge extra: pip install '.[local-judge]'")
-    try:
-        return prepare(tmp_path_factory.mktemp("judge-cache"))
-    except FileNotFoundError as missing:
-        pytest.skip(str(missing))
 
 
 def test_prepared_folder_holds_tokenizer_and_weights(judge_folder):
