@@ -228,11 +228,8 @@ def read_local(dataset: CoevalDataset, folder: Path) -> CriteriaSource:
     return CriteriaSource(dataset.name, tasks, curated, actions, str(folder))
 
 
-def read_public(dataset: CoevalDataset) -> CriteriaSource:
-    """A dataset from the CoEval repository at the pinned commit, downloaded once into the ``datasets`` cache."""
-    scores_url, actions_url, combined_url = (
-        raw_url(path) for path in (dataset.scores_path, dataset.actions_path, COMBINED_PATH)
-    )
+def _public_scores(dataset: CoevalDataset, scores_url: str, combined_url: str) -> tuple[dict, str]:
+    """The dataset's annotator-score file (prompt -> system -> scores) and its task description, both downloaded."""
     scores = _read_json(download(scores_url))
     combined = _read_json(download(combined_url))
     try:
@@ -241,6 +238,15 @@ def read_public(dataset: CoevalDataset) -> CriteriaSource:
         raise DataError(f"{combined_url}: no task_info for {dataset.combined_key!r}") from None
     if not isinstance(scores, dict) or not scores:
         raise DataError(f"{scores_url}: expected an object mapping prompts to systems")
+    return scores, description
+
+
+def read_public(dataset: CoevalDataset) -> CriteriaSource:
+    """A dataset from the CoEval repository at the pinned commit, downloaded once into the ``datasets`` cache."""
+    scores_url, actions_url, combined_url = (
+        raw_url(path) for path in (dataset.scores_path, dataset.actions_path, COMBINED_PATH)
+    )
+    scores, description = _public_scores(dataset, scores_url, combined_url)
     curated: tuple[str, ...] = ()
     tasks = []
     for index, (prompt, systems) in enumerate(scores.items()):
@@ -392,14 +398,7 @@ def read_public_items(dataset: CoevalDataset) -> HumanScores:
     systems in name order), so a run on the public source and one on ``-T data_dir=`` judge the same items.
     """
     scores_url, combined_url = raw_url(dataset.scores_path), raw_url(COMBINED_PATH)
-    scores = _read_json(download(scores_url))
-    combined = _read_json(download(combined_url))
-    try:
-        description = combined[dataset.combined_key]["task_info"][0]
-    except (KeyError, IndexError, TypeError):
-        raise DataError(f"{combined_url}: no task_info for {dataset.combined_key!r}") from None
-    if not isinstance(scores, dict) or not scores:
-        raise DataError(f"{scores_url}: expected an object mapping prompts to systems")
+    scores, description = _public_scores(dataset, scores_url, combined_url)
     first_systems = next(iter(scores.values()))
     if not isinstance(first_systems, dict) or not first_systems:
         raise DataError(f"{scores_url}, prompt 0: expected an object mapping systems to scores")
