@@ -21,6 +21,11 @@ METHODS: tuple[Method, ...] = ("pearson", "spearman", "kendall")
 
 CONSTANT_JUDGE = "the judge gave every item the same score"
 
+MAX_UNDEFINED_RESAMPLES = 0.01
+"""Above this share of bootstrap resamples without a defined correlation, the interval is NaN: percentiles of
+the defined resamples alone would describe a different population (typically one without the few items that
+make a nearly constant judge vary) and need not even contain the estimate."""
+
 MIN_PAIRS = 3
 """Fewer pairs than this give no meaningful correlation (two points always lie on a line)."""
 
@@ -84,7 +89,7 @@ def correlation(
     """The ``method`` correlation over the finite pairs with a paired percentile bootstrap CI (scipy.stats.bootstrap).
 
     Resamples in which the correlation is undefined (one side constant) are left out of the interval;
-    with fewer than two defined resamples the interval is NaN.
+    when they are more than ``MAX_UNDEFINED_RESAMPLES`` of all, the interval is NaN.
     """
     judge_scores, human_scores = paired_finite(judge, human)
     reason = undefined_reason(judge_scores, human_scores)
@@ -104,12 +109,18 @@ def correlation(
             method="percentile",
             rng=np.random.default_rng(seed),
         ).bootstrap_distribution
+    low, high = _percentile_interval(resampled, confidence)
+    return CorrelationEstimate(value, low, high, int(judge_scores.size))
+
+
+def _percentile_interval(resampled: np.ndarray, confidence: float) -> tuple[float, float]:
+    """The percentile interval of the bootstrap statistics, NaN when too many resamples were undefined."""
     defined = resampled[np.isfinite(resampled)]
-    if defined.size < 2:
-        return CorrelationEstimate(value, math.nan, math.nan, int(judge_scores.size))
+    if defined.size < 2 or defined.size < (1 - MAX_UNDEFINED_RESAMPLES) * resampled.size:
+        return math.nan, math.nan
     tail = (1 - confidence) / 2 * 100
     low, high = np.percentile(defined, [tail, 100 - tail])
-    return CorrelationEstimate(value, float(low), float(high), int(judge_scores.size))
+    return float(low), float(high)
 
 
 @dataclass(frozen=True)
@@ -164,12 +175,7 @@ def mean_pearson_interval(
             method="percentile",
             rng=np.random.default_rng(seed),
         ).bootstrap_distribution
-    defined = resampled[np.isfinite(resampled)]
-    if defined.size < 2:
-        return math.nan, math.nan
-    tail = (1 - confidence) / 2 * 100
-    low, high = np.percentile(defined, [tail, 100 - tail])
-    return float(low), float(high)
+    return _percentile_interval(resampled, confidence)
 
 
 def agreement_report(criteria: Sequence[CriterionScores], seed: int = 0, aligned: bool = False) -> dict[str, float]:

@@ -119,3 +119,11 @@ def test_dataset_interval_refuses_criteria_of_different_items():
                 CriterionScores("b", "Content", [1.0, 2], [1.0, 2]),
             ]
         )
+
+
+def test_interval_is_nan_when_many_resamples_have_no_correlation():
+    judge = [1.0] * 29 + [4.5]  # a nearly constant judge: most resamples leave out its one deviation
+    human = list(np.linspace(1, 5, 30))
+    estimate = correlation(judge, human)
+    assert not math.isnan(estimate.value)
+    assert math.isnan(estimate.low) and math.isnan(estimate.high)
