@@ -9,7 +9,6 @@ and its agreement with the humans is compared per criterion, per dataset and per
 from __future__ import annotations
 
 import logging
-import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,15 @@ from adherence_tasks.datasets import DATASETS, AdherenceDataset
 from adherence_tasks.prompts import SETTINGS, Question, Setting, questions_for, render
 from adherence_tasks.sources import public_folder
 from judge_data import DataError, names_option
-from judge_data.human import ITEMS_FILE, HumanCriterion, HumanItem, load_criteria, load_items
+from judge_data.human import (
+    ITEMS_FILE,
+    HumanCriterion,
+    HumanItem,
+    choose_criteria,
+    load_criteria,
+    load_items,
+    select_items,
+)
 from judge_data.options import OptionError
 from scorers.adherence import CriterionSpec, ReadAnswer, criterion_ratings, human_agreement
 from scorers.likelihood import likelihood_scores
@@ -49,28 +56,6 @@ QUALITY_SETTINGS = ("perplexity", "generic")
 def expected_sign(setting: Setting, criterion: HumanCriterion) -> int:
     """+1 when agreement with the humans shows as a positive correlation, -1 when as a negative one."""
     return -1 if setting in QUALITY_SETTINGS and not criterion.higher_is_better else 1
-
-
-def choose_criteria(
-    criteria: Sequence[HumanCriterion], names: Sequence[str] | None, source: str
-) -> list[HumanCriterion]:
-    if names is None:
-        return list(criteria)
-    known = {criterion.name: criterion for criterion in criteria}
-    unknown = [name for name in names if name not in known]
-    if unknown:
-        raise OptionError(f"unknown criteria {unknown} for {source}; choose from {sorted(known)}")
-    return [known[name] for name in names]
-
-
-def select_items(items: Sequence[HumanItem], n: int | None, seed: int) -> list[HumanItem]:
-    """``n`` items drawn with ``seed``, kept in file order (all of them when ``n`` is None)."""
-    if n is None or n >= len(items):
-        return list(items)
-    if n < 1:
-        raise OptionError(f"n must be at least 1, got {n}")
-    keep = sorted(random.Random(seed).sample(range(len(items)), n))
-    return [items[index] for index in keep]
 
 
 def _sample(item: HumanItem, criteria: Sequence[HumanCriterion], dataset: str) -> Sample:

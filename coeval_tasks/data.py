@@ -1,9 +1,11 @@
-"""CoEval task descriptions, demonstration examples and curated criteria, from a local folder or the public source.
+"""CoEval data from a local folder or the public source: task descriptions and curated criteria for the
+criteria task, human-scored items for the scoring tasks.
 
 Local folders have the layout of ``../shared/data/human/coeval_<dataset>/``: ``criteria.json``
 (``task_description``, ``criteria[].original_name``), ``items.jsonl`` (``task``, ``response``,
-``meta.system``) and ``criteria_review_actions.json``. Without a folder, the same content is read from
-the public repository ``qtli/CoEval`` at a pinned commit (the files named in the folders' SOURCE.md).
+``criteria``, ``annotator_scores``, ``annotator_ids``, ``meta.system``) and ``criteria_review_actions.json``.
+Without a folder, the same content is read from the public repository ``qtli/CoEval`` at a pinned commit
+(the files named in the folders' SOURCE.md).
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judge_data import DataError, download, field, read_jsonl
+from judge_data import DataError, OptionError, download, field, read_jsonl
+from judge_data.human import HumanCriterion, HumanItem, load_criteria, load_items
 
 logger = logging.getLogger(__name__)
 
@@ -32,6 +35,11 @@ DEMONSTRATION_SYSTEM = "human"
 
 REVIEW_ACTIONS = ("pass", "delete", "revise", "add")
 
+LLM_ANNOTATOR = "chatgpt"
+"""The repository lists ChatGPT's draft score beside the annotators'; it is not a human score."""
+
+SCORE_RANGE = (1.0, 5.0)
+
 
 @dataclass(frozen=True)
 class CoevalDataset:
@@ -45,6 +53,9 @@ class CoevalDataset:
     instruction_is_task: bool
     """Self-Instruct: each instruction is its own task description (the paper's §4.1); its ``Input:`` part is
     the demonstration input."""
+    criteria: tuple[tuple[str, str], ...]
+    """(short name, taxonomy group) of each scored criterion, in the source's numbered order; the names and
+    groups of the shared folders' ``criteria.json``."""
 
 
 DATASETS = {
@@ -57,6 +68,13 @@ DATASETS = {
             "webapp/evaluation_data/ELI5/eli5_criteria_to_action.json",
             "eli5",
             False,
+            (
+                ("simple_language", "Content"),
+                ("relatable_examples", "Engagement"),
+                ("factual_correctness", "Integrity"),
+                ("easy_to_follow", "Content"),
+                ("helpfulness", "Relevance"),
+            ),
         ),
         CoevalDataset(
             "rocstories",
@@ -65,6 +83,15 @@ DATASETS = {
             "webapp/evaluation_data/ROCStories/roc_criteria_to_action.json",
             "roc",
             False,
+            (
+                ("clarity", "Content"),
+                ("relevance", "Relevance"),
+                ("coherence", "Content"),
+                ("length", "Relevance"),
+                ("engagement", "Engagement"),
+                ("character_development", "Engagement"),
+                ("grammaticality", "Content"),
+            ),
         ),
         CoevalDataset(
             "self_instruct",
@@ -73,6 +100,13 @@ DATASETS = {
             "webapp/evaluation_data/Self-Instruct/self_instruct_criteria_to_action.json",
             "self_instruct",
             True,
+            (
+                ("relevance", "Relevance"),
+                ("clarity", "Content"),
+                ("correctness", "Integrity"),
+                ("politeness", "Engagement"),
+                ("completeness", "Relevance"),
+            ),
         ),
     )
 }
@@ -257,7 +291,7 @@ def load_source(
     if tasks_file is not None:
         return read_tasks_file(tasks_file)
     if dataset not in DATASETS:
-        raise ValueError(f"unknown CoEval dataset {dataset!r}; choose from {sorted(DATASETS)}")
+        raise OptionError(f"unknown CoEval dataset {dataset!r}; choose from {sorted(DATASETS)}")
     if data_dir is None:
         return read_public(DATASETS[dataset])
     folder = Path(data_dir).expanduser()
@@ -273,6 +307,138 @@ def select(tasks: tuple[TaskDescription, ...], n: int | None, seed: int) -> list
             logger.warning("asked for %d task descriptions, only %d exist; using all of them", n, len(tasks))
         return list(tasks)
     if n < 1:
-        raise ValueError(f"n must be at least 1, got {n}")
+        raise OptionError(f"n must be at least 1, got {n}")
     keep = sorted(random.Random(seed).sample(range(len(tasks)), n))
     return [tasks[index] for index in keep]
+
+
+@dataclass(frozen=True)
+class HumanScores:
+    """What a scoring task judges: the scored criteria, the task description, and the human-scored items."""
+
+    dataset: str
+    criteria: tuple[HumanCriterion, ...]
+    task_description: str
+    items: tuple[HumanItem, ...]
+    source: str
+
+
+def _annotator_score(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise DataError(f"{where}: expected a number, got {value!r}")
+    low, high = SCORE_RANGE
+    if not low <= value <= high:
+        raise DataError(f"{where}: {value} is outside the scale {low:g}-{high:g}")
+    return float(value)
+
+
+def _public_item(
+    dataset: CoevalDataset,
+    index: int,
+    prompt: str,
+    system: str,
+    entry: Any,
+    originals: tuple[str, ...],
+    description: str,
+    where: str,
+) -> HumanItem:
+    """One (prompt, system) of the annotator-score file in the shared layout: means over the human annotators,
+    their scores by annotator id (sorted), ChatGPT's draft score in ``meta`` only."""
+    where = f"{where}, prompt {index}, system {system!r}"
+    if not isinstance(entry, dict) or not isinstance(entry.get("prediction"), str):
+        raise DataError(f"{where}: expected an object with a 'prediction' text")
+    by_criterion: dict[str, dict[str, Any]] = {}
+    for (name, _), original in zip(dataset.criteria, originals):
+        raw = entry.get(original)
+        if not isinstance(raw, dict):
+            raise DataError(f"{where}: criterion {original!r} has no object of annotator scores")
+        by_criterion[name] = raw
+    annotator_ids = sorted({annotator for raw in by_criterion.values() for annotator in raw} - {LLM_ANNOTATOR})
+    annotator_scores: dict[str, list[float | None]] = {}
+    human: dict[str, float] = {}
+    drafted: dict[str, float] = {}
+    for name, raw in by_criterion.items():
+        scores = [
+            None if raw.get(annotator) is None else _annotator_score(raw[annotator], f"{where}, {name}, {annotator}")
+            for annotator in annotator_ids
+        ]
+        annotator_scores[name] = scores
+        given = [score for score in scores if score is not None]
+        if given:
+            human[name] = sum(given) / len(given)
+        if raw.get(LLM_ANNOTATOR) is not None:
+            drafted[name] = _annotator_score(raw[LLM_ANNOTATOR], f"{where}, {name}, {LLM_ANNOTATOR}")
+    return HumanItem(
+        id=f"{dataset.folder}-{index:02d}::{system}",
+        task=prompt.strip(),
+        response=entry["prediction"].strip(),
+        human=human,
+        annotator_scores=annotator_scores,
+        annotator_ids=annotator_ids,
+        meta={
+            "prompt_index": index,
+            "system": system,
+            "n_annotators": len(annotator_ids),
+            "task_info": description,
+            "llm_initial_scores_chatgpt": drafted,
+        },
+    )
+
+
+def read_public_items(dataset: CoevalDataset) -> HumanScores:
+    """The human-scored items of a dataset from the CoEval repository at the pinned commit (downloaded once).
+
+    Ids, texts, means and annotator scores are those of the shared folders (one item per prompt and system,
+    systems in name order), so a run on the public source and one on ``-T data_dir=`` judge the same items.
+    """
+    scores_url, combined_url = raw_url(dataset.scores_path), raw_url(COMBINED_PATH)
+    scores = _read_json(download(scores_url))
+    combined = _read_json(download(combined_url))
+    try:
+        description = combined[dataset.combined_key]["task_info"][0]
+    except (KeyError, IndexError, TypeError):
+        raise DataError(f"{combined_url}: no task_info for {dataset.combined_key!r}") from None
+    if not isinstance(scores, dict) or not scores:
+        raise DataError(f"{scores_url}: expected an object mapping prompts to systems")
+    first_systems = next(iter(scores.values()))
+    if not isinstance(first_systems, dict) or not first_systems:
+        raise DataError(f"{scores_url}, prompt 0: expected an object mapping systems to scores")
+    originals = tuple(name for name in next(iter(first_systems.values())) if name != "prediction")
+    if len(originals) != len(dataset.criteria):
+        raise DataError(
+            f"{scores_url}: expected {len(dataset.criteria)} criteria for {dataset.name}, found {len(originals)}"
+        )
+    low, high = SCORE_RANGE
+    criteria = tuple(
+        HumanCriterion(name, original.strip(), low, high, "likert", True, original.strip(), {}, group)
+        for (name, group), original in zip(dataset.criteria, originals)
+    )
+    items = []
+    for index, (prompt, systems) in enumerate(scores.items()):
+        if not isinstance(systems, dict):
+            raise DataError(f"{scores_url}, prompt {index}: expected an object mapping systems to scores")
+        for system in sorted(systems):
+            items.append(
+                _public_item(dataset, index, prompt, system, systems[system], originals, description, scores_url)
+            )
+    return HumanScores(dataset.name, criteria, description, tuple(items), f"{COEVAL_REPO}@{COEVAL_COMMIT}")
+
+
+def read_local_items(name: str, folder: str | Path) -> HumanScores:
+    """Human-scored items from a folder in the shared layout (``criteria.json`` and ``items.jsonl``)."""
+    folder = Path(folder).expanduser()
+    if not folder.is_dir():
+        raise DataError(f"data_dir {folder} is not a folder")
+    criteria, document = load_criteria(folder)
+    items = load_items(folder, criteria)
+    description = str(document.get("task_description") or "").strip()
+    return HumanScores(name, tuple(criteria), description, tuple(items), str(folder))
+
+
+def load_human_scores(dataset: str, data_dir: str | Path | None = None) -> HumanScores:
+    """A CoEval dataset's human-scored items from a local folder, or from the public repository without one."""
+    if dataset not in DATASETS:
+        raise ValueError(f"unknown CoEval dataset {dataset!r}; choose from {sorted(DATASETS)}")
+    if data_dir is None:
+        return read_public_items(DATASETS[dataset])
+    return read_local_items(dataset, data_dir)

@@ -12,7 +12,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -167,6 +167,8 @@ def dhp_task(
     """
     if scoring not in SCORINGS:
         raise OptionError(f"unknown scoring {scoring!r}; choose from {list(SCORINGS)}")
+    if combine not in get_args(Combination):
+        raise OptionError(f"unknown combine {combine!r}; choose from {list(get_args(Combination))}")
     if scoring == "logprobs":
         check_logprobs_provider()
     if scoring == "perplexity":

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from judge_data import DataError, download_and_extract, download_error, field
+from judge_data import DataError, OptionError, download_and_extract, download_error, field
 
 logger = logging.getLogger(__name__)
 
@@ -165,7 +165,7 @@ def hub_root(revision: str) -> Path:
     the release archive, so the hub is never a silent default.
     """
     if not COMMIT_HASH.fullmatch(revision):
-        raise ValueError(
+        raise OptionError(
             f"hub_revision {revision!r} is not a full 40-character commit hash of {FBI_HUB_REPO}; "
             "a branch or tag name can move, so pin a commit"
         )
@@ -186,11 +186,11 @@ def select_categories(
     known_abilities = (*ABILITIES, SCORE_INVARIANT)
     for ability in abilities or ():
         if ability not in known_abilities:
-            raise ValueError(f"unknown ability {ability!r}; choose from {list(known_abilities)}")
+            raise OptionError(f"unknown ability {ability!r}; choose from {list(known_abilities)}")
     by_id = {category.id: category for category in CATEGORIES}
     for category_id in categories or ():
         if category_id not in by_id:
-            raise ValueError(f"unknown category {category_id!r}; choose from {sorted(by_id)}")
+            raise OptionError(f"unknown category {category_id!r}; choose from {sorted(by_id)}")
     chosen = [
         category
         for category in CATEGORIES
@@ -199,7 +199,7 @@ def select_categories(
         and (category.in_paper or include_extra or (categories is not None and category.id in categories))
     ]
     if not chosen:
-        raise ValueError(f"no FBI category matches abilities={abilities} categories={categories}")
+        raise OptionError(f"no FBI category matches abilities={abilities} categories={categories}")
     return chosen
 
 

@@ -8,6 +8,7 @@ penalises the copy. The metric is how often it does not.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -67,21 +68,31 @@ def _sample(item: FbiItem) -> Sample:
     )
 
 
+def judge_prompts(
+    paradigm: Paradigm, strategy: str, scale: int, meta: Mapping[str, Any], rating_only: bool = False
+) -> dict[str, str]:
+    """The named prompts that judge one item (its sample metadata) under a paradigm and strategy.
+
+    ``rating_only`` asks single and reference judges for the rating alone (``scoring=logprobs`` reads it
+    from the first generated tokens).
+    """
+    axis = AXES[meta["axis_ability"]]
+    if paradigm == "single":
+        return {
+            name: single_prompt(strategy, meta["question"], meta[name], scale, axis, rating_only)
+            for name in ("gold", "perturbed")
+        }
+    if paradigm == "pairwise":
+        return {
+            "gold_first": pairwise_prompt(strategy, meta["question"], meta["gold"], meta["perturbed"], axis),
+            "gold_second": pairwise_prompt(strategy, meta["question"], meta["perturbed"], meta["gold"], axis),
+        }
+    return {"perturbed": reference_prompt(meta["question"], meta["gold"], meta["perturbed"], scale, rating_only)}
+
+
 def _prompts(paradigm: Paradigm, strategy: str, scale: int, rating_only: bool = False):
     def build(state: TaskState) -> Mapping[str, str]:
-        meta = state.metadata
-        axis = AXES[meta["axis_ability"]]
-        if paradigm == "single":
-            return {
-                name: single_prompt(strategy, meta["question"], meta[name], scale, axis, rating_only)
-                for name in ("gold", "perturbed")
-            }
-        if paradigm == "pairwise":
-            return {
-                "gold_first": pairwise_prompt(strategy, meta["question"], meta["gold"], meta["perturbed"], axis),
-                "gold_second": pairwise_prompt(strategy, meta["question"], meta["perturbed"], meta["gold"], axis),
-            }
-        return {"perturbed": reference_prompt(meta["question"], meta["gold"], meta["perturbed"], scale, rating_only)}
+        return judge_prompts(paradigm, strategy, scale, state.metadata, rating_only)
 
     return build
 
@@ -110,7 +121,7 @@ def fbi_task(
     to check.
     """
     if strategy not in STRATEGIES[paradigm]:
-        raise ValueError(f"unknown {paradigm} strategy {strategy!r}; choose from {list(STRATEGIES[paradigm])}")
+        raise OptionError(f"unknown {paradigm} strategy {strategy!r}; choose from {list(STRATEGIES[paradigm])}")
     if scoring not in RATING_SCORINGS:
         raise OptionError(f"unknown scoring {scoring!r}; choose from {list(RATING_SCORINGS)}")
     if scoring == "logprobs" and paradigm == "pairwise":
@@ -119,7 +130,9 @@ def fbi_task(
         check_logprobs_provider()
     scale = scale or DEFAULT_SCALE.get(strategy, 10)
     if strategy in ("rubric", "axis_rubric") and scale not in (3, 5):
-        raise ValueError(f"{strategy} scores on 1-3 or 1-5 (the paper's two rubric ranges), not 1-{scale}")
+        raise OptionError(f"{strategy} scores on 1-3 or 1-5 (the paper's two rubric ranges), not 1-{scale}")
+    if per_category is not None and per_category < 1:
+        raise OptionError(f"per_category must be at least 1, got {per_category}")
     selection = load_items(
         data_dir,
         names_option(abilities),

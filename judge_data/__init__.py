@@ -2,6 +2,7 @@
 
 from judge_data.io import (
     DataError,
+    DownloadError,
     download,
     download_and_extract,
     download_error,
@@ -15,6 +16,7 @@ from judge_data.options import OptionError, names_option
 
 __all__ = [
     "DataError",
+    "DownloadError",
     "download",
     "download_and_extract",
     "download_error",

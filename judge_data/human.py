@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 import math
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from judge_data.io import DataError, read_jsonl
+from judge_data.options import OptionError
 
 CRITERIA_FILE = "criteria.json"
 ITEMS_FILE = "items.jsonl"
@@ -204,3 +206,26 @@ def load_items(folder: str | Path, criteria: Sequence[HumanCriterion]) -> list[H
     if not items:
         raise DataError(f"{path}: no rows")
     return items
+
+
+def choose_criteria(
+    criteria: Sequence[HumanCriterion], names: Sequence[str] | None, source: str
+) -> list[HumanCriterion]:
+    """The criteria named by a task's ``criteria`` option, in the order given (all of them for None)."""
+    if names is None:
+        return list(criteria)
+    known = {criterion.name: criterion for criterion in criteria}
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise OptionError(f"unknown criteria {unknown} for {source}; choose from {sorted(known)}")
+    return [known[name] for name in names]
+
+
+def select_items(items: Sequence[HumanItem], n: int | None, seed: int) -> list[HumanItem]:
+    """``n`` items drawn with ``seed``, kept in file order (all of them when ``n`` is None)."""
+    if n is None or n >= len(items):
+        return list(items)
+    if n < 1:
+        raise OptionError(f"n must be at least 1, got {n}")
+    keep = sorted(random.Random(seed).sample(range(len(items)), n))
+    return [items[index] for index in keep]

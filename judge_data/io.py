@@ -28,9 +28,17 @@ def _download_manager():
     return DownloadManager(dataset_name="judge_meta_eval")
 
 
-def download_error(source: str, error: Exception) -> ConnectionError:
+class DownloadError(ConnectionError, PrerequisiteError):
+    """A public source could not be fetched; like :class:`DataError`, ``inspect eval`` shows the message alone."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def download_error(source: str, error: Exception) -> DownloadError:
     """The error for a source that could not be fetched, pointing to ``-T data_dir`` for offline use."""
-    return ConnectionError(
+    return DownloadError(
         f"could not download {source} ({error}). Without network access, pass -T data_dir=<folder> "
         "with a local copy of the dataset."
     )
@@ -60,7 +68,8 @@ def verify_sha256(path: Path, url: str, sha256: str | None) -> Path:
 def download(url: str, sha256: str | None = None) -> Path:
     """A cached local copy of ``url`` (the ``datasets`` download cache), checked against ``sha256`` when given.
 
-    Offline, a clear :class:`ConnectionError`; a copy whose content differs from ``sha256``, a :class:`DataError`.
+    Offline, a clear :class:`DownloadError` (a ``ConnectionError``); a copy whose content differs from ``sha256``,
+    a :class:`DataError`.
     """
     try:
         path = Path(_download_manager().download(url))

@@ -5,6 +5,7 @@ inspect loads it when a name such as ``scorers/mean_ratings`` is looked up, as `
 """
 
 import scorers.adherence
+import scorers.coeval
 import scorers.dhp
 import scorers.fbi
 

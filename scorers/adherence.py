@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
@@ -69,15 +70,23 @@ def criterion_ratings(
         if scoring == "logprobs":
             return _logprob_score(state, readers, min_mass)
         answers: Mapping[str, Sequence[str]] = state.store.get(SAMPLES_STORE_KEY) or {}
-        parsed = {key: [reader.parse(text) for text in answers.get(key, [])] for key, reader in _questions(readers)}
-        value: dict[str, float] = {}
-        for criterion, reader in readers.items():
-            numbers = [number for number in parsed[reader.question] if number is not None]
-            value[criterion] = float(np.mean(numbers)) if numbers else math.nan
-        value[PARSE_FAILURES] = float(sum(number is None for numbers in parsed.values() for number in numbers))
+        value, parsed = criterion_value(readers, answers)
         return Score(value=value, answer=state.output.completion, metadata={"scoring": "sample", "parsed": parsed})
 
     return score
+
+
+def criterion_value(
+    readers: Mapping[str, ReadAnswer], answers: Mapping[str, Sequence[str]]
+) -> tuple[dict[str, float], dict[str, list[float | None]]]:
+    """An item's score value from the raw answers per question, and each question's parsed answers."""
+    parsed = {key: [reader.parse(text) for text in answers.get(key, [])] for key, reader in _questions(readers)}
+    value: dict[str, float] = {}
+    for criterion, reader in readers.items():
+        numbers = [number for number in parsed[reader.question] if number is not None]
+        value[criterion] = float(np.mean(numbers)) if numbers else math.nan
+    value[PARSE_FAILURES] = float(sum(number is None for numbers in parsed.values() for number in numbers))
+    return value, parsed
 
 
 def _logprob_score(state: TaskState, readers: Mapping[str, ReadAnswer], min_mass: float) -> Score:
@@ -122,20 +131,9 @@ def human_agreement(criteria: Sequence[CriterionSpec]) -> Metric:
     reported: set[tuple[str, str]] = set()
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        pairs: dict[str, tuple[list[float], list[float]]] = {spec.name: ([], []) for spec in criteria}
-        failures = 0.0
-        for sample_score in scores:
-            value = sample_score.score.value
-            human = (sample_score.sample_metadata or {}).get("human") or {}
-            if not isinstance(value, Mapping):
-                continue
-            failures += as_float(value.get(PARSE_FAILURES, 0.0))
-            for spec in criteria:
-                pairs[spec.name][0].append(as_float(value.get(spec.name)))
-                pairs[spec.name][1].append(as_float(human.get(spec.name)))
-        scored = [CriterionScores(spec.name, spec.group, *pairs[spec.name], spec.sign) for spec in criteria]
-        report = agreement_report(scored, aligned=True)
-        report[PARSE_FAILURES] = failures
+        report, scored = agreement_metrics(
+            criteria, ((sample_score.sample_metadata or {}, sample_score.score.value) for sample_score in scores)
+        )
         for criterion, reason in undefined_reasons(scored).items():
             if reason.startswith(CONSTANT_JUDGE) and (criterion, reason) not in reported:
                 reported.add((criterion, reason))
@@ -143,3 +141,23 @@ def human_agreement(criteria: Sequence[CriterionSpec]) -> Metric:
         return report
 
     return compute
+
+
+def agreement_metrics(
+    criteria: Sequence[CriterionSpec], samples: Iterable[tuple[Mapping[str, Any], Any]]
+) -> tuple[dict[str, float], list[CriterionScores]]:
+    """The metric's numbers from ``(sample metadata, score value)`` pairs, for any harness, and the pairs used."""
+    pairs: dict[str, tuple[list[float], list[float]]] = {spec.name: ([], []) for spec in criteria}
+    failures = 0.0
+    for metadata, value in samples:
+        human = metadata.get("human") or {}
+        if not isinstance(value, Mapping):
+            continue
+        failures += as_float(value.get(PARSE_FAILURES, 0.0))
+        for spec in criteria:
+            pairs[spec.name][0].append(as_float(value.get(spec.name)))
+            pairs[spec.name][1].append(as_float(human.get(spec.name)))
+    scored = [CriterionScores(spec.name, spec.group, *pairs[spec.name], spec.sign) for spec in criteria]
+    report = agreement_report(scored, aligned=True)
+    report[PARSE_FAILURES] = failures
+    return report, scored

@@ -78,23 +78,31 @@ def pearson_with_each(
 
 def mean_pairwise_pearson(annotators: Mapping[str, Sequence[float | None]]) -> Agreement:
     """Mean Pearson correlation over every pair of annotators (pairs whose r is undefined left out)."""
-    pairs = [pearson(annotators[a], annotators[b]) for a, b in combinations(annotators, 2)]
-    defined = [pair.value for pair in pairs if not math.isnan(pair.value)]
+    pairs = {f"{a}/{b}": pearson(annotators[a], annotators[b]) for a, b in combinations(annotators, 2)}
+    return mean_pearson(pairs, f"pair of the {len(annotators)} annotators")
+
+
+def mean_pearson(agreements: Mapping[str, Agreement], what: str) -> Agreement:
+    """Mean of the defined correlations (undefined ones left out); NaN with a reason when none is defined."""
+    defined = [agreement.value for agreement in agreements.values() if not math.isnan(agreement.value)]
     if not defined:
-        return Agreement(math.nan, f"no pair of the {len(annotators)} annotators has a defined Pearson correlation")
-    return Agreement(float(np.mean(defined)), None, max(pair.n_items for pair in pairs))
+        return Agreement(math.nan, f"no {what} has a defined Pearson correlation")
+    return Agreement(float(np.mean(defined)), None, max(agreement.n_items for agreement in agreements.values()))
 
 
 def agreement_report(
     annotators: Mapping[str, Sequence[float | None]], judge: Sequence[float | None] | None = None
 ) -> dict[str, Agreement]:
-    """``alpha/annotators``, and with a judge ``alpha/with_judge`` and ``pearson/<annotator>``."""
+    """``alpha/annotators`` and ``pearson/annotator_pairs``; with a judge also ``alpha/with_judge``,
+    ``pearson/annotator/<id>`` (the judge with each annotator) and their mean ``pearson/judge_vs_annotators``."""
     report = {
         "alpha/annotators": interval_alpha(list(annotators.values())),
         "pearson/annotator_pairs": mean_pairwise_pearson(annotators),
     }
     if judge is not None:
         report["alpha/with_judge"] = interval_alpha([*annotators.values(), judge])
-        for annotator, agreement in pearson_with_each(judge, annotators).items():
-            report[f"pearson/{annotator}"] = agreement
+        with_each = pearson_with_each(judge, annotators)
+        for annotator, agreement in with_each.items():
+            report[f"pearson/annotator/{annotator}"] = agreement
+        report["pearson/judge_vs_annotators"] = mean_pearson(with_each, "annotator")
     return report

@@ -19,6 +19,7 @@ from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState
 
+from judge_data import DownloadError
 from scorers.values import as_float
 from solvers.criteria_lists import CRITERIA_STORE_KEY, parse_criteria_list
 
@@ -112,11 +113,20 @@ def require_embedder_package() -> None:
 
 @lru_cache(maxsize=4)
 def load_embedder(name_or_folder: str) -> SentenceTransformer:
-    """A sentence-transformers model by hub name or local folder, loaded once per process."""
+    """A sentence-transformers model by hub name or local folder, loaded once per process.
+
+    A model that cannot be found or fetched is a :class:`~judge_data.DownloadError`, which inspect shows as one
+    message when the task loads it at creation."""
     require_embedder_package()
     from sentence_transformers import SentenceTransformer
 
-    return SentenceTransformer(name_or_folder)
+    try:
+        return SentenceTransformer(name_or_folder)
+    except (OSError, ValueError) as error:
+        raise DownloadError(
+            f"could not load the sentence-transformers embedder {name_or_folder!r} ({error}). Without network "
+            "access, pass -T embedder=<folder> with a local copy of the model."
+        ) from error
 
 
 def embed(embedder: str, texts: Sequence[str]) -> np.ndarray:

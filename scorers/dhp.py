@@ -9,14 +9,15 @@ and the number of unparsable answers.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState
 
 from scorers.discernment import Combination, ScoreRecord, discernment_report
-from scorers.values import as_float
+from scorers.values import as_float, headlines_first
 from solvers.geval import ANSWERS_STORE_KEY
 from solvers.logprob_scoring import DEFAULT_MIN_MASS, rating_details, stored_rating
 from solvers.score_parsing import parse_rating
@@ -26,6 +27,9 @@ ANSWERS_KEY = "answers/{}"
 
 FAILURES_KEY = "parse_failures/{}"
 """Score-value key: how many of those answers had no parsable rating."""
+
+HEADLINES = ("D_avg", "D_min", "D_avg_EW", "D_min_EW", "parse_failure_rate")
+"""Shown first in inspect's results table; the per-perturbation details follow."""
 
 MASS_KEY = "mass/{}"
 """Score-value key (``scoring=logprobs``): the probability the judge put on on-scale ratings for a metric."""
@@ -47,38 +51,51 @@ def dhp_discernment(
     """
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        records = []
-        failures = {name: 0.0 for name in metrics}
-        answers = {name: 0.0 for name in metrics}
-        for sample_score in scores:
-            metadata = sample_score.sample_metadata or {}
-            value = sample_score.score.value
-            if not isinstance(value, Mapping) or "item_id" not in metadata:
-                continue
-            records.append(
-                ScoreRecord(
-                    item_id=str(metadata["item_id"]),
-                    perturbation=str(metadata["perturbation"]),
-                    level=metadata.get("level"),
-                    scores={name: as_float(value.get(name)) for name in metrics},
-                )
-            )
-            for name in metrics:
-                failed, asked = (
-                    as_float(value.get(FAILURES_KEY.format(name))),
-                    as_float(value.get(ANSWERS_KEY.format(name))),
-                )
-                failures[name] += 0.0 if math.isnan(failed) else failed
-                answers[name] += 0.0 if math.isnan(asked) else asked
-        report = discernment_report(records, metrics, expert_weights, combine).as_metrics()
-        report["parse_failures"] = sum(failures.values())
-        report["parse_failure_rate"] = _rate(sum(failures.values()), sum(answers.values()))
-        for name in metrics:
-            report[f"parse_failures/{name}"] = failures[name]
-            report[f"parse_failure_rate/{name}"] = _rate(failures[name], answers[name])
-        return report
+        return discernment_metrics(
+            ((sample_score.sample_metadata or {}, sample_score.score.value) for sample_score in scores),
+            metrics,
+            expert_weights,
+            combine,
+        )
 
     return compute
+
+
+def discernment_metrics(
+    samples: Iterable[tuple[Mapping[str, Any], Any]],
+    metrics: Sequence[str],
+    expert_weights: Mapping[str, Mapping[str, float]] | None = None,
+    combine: Combination = "hmp",
+) -> dict[str, float]:
+    """The metric's numbers from ``(sample metadata, score value)`` pairs, for any harness."""
+    records = []
+    failures = {name: 0.0 for name in metrics}
+    answers = {name: 0.0 for name in metrics}
+    for metadata, value in samples:
+        if not isinstance(value, Mapping) or "item_id" not in metadata:
+            continue
+        records.append(
+            ScoreRecord(
+                item_id=str(metadata["item_id"]),
+                perturbation=str(metadata["perturbation"]),
+                level=metadata.get("level"),
+                scores={name: as_float(value.get(name)) for name in metrics},
+            )
+        )
+        for name in metrics:
+            failed, asked = (
+                as_float(value.get(FAILURES_KEY.format(name))),
+                as_float(value.get(ANSWERS_KEY.format(name))),
+            )
+            failures[name] += 0.0 if math.isnan(failed) else failed
+            answers[name] += 0.0 if math.isnan(asked) else asked
+    report = discernment_report(records, metrics, expert_weights, combine).as_metrics()
+    report["parse_failures"] = sum(failures.values())
+    report["parse_failure_rate"] = _rate(sum(failures.values()), sum(answers.values()))
+    for name in metrics:
+        report[f"parse_failures/{name}"] = failures[name]
+        report[f"parse_failure_rate/{name}"] = _rate(failures[name], answers[name])
+    return headlines_first(report, HEADLINES)
 
 
 def _rate(failures: float, answers: float) -> float:
@@ -105,20 +122,28 @@ def mean_ratings(min_mass: float = DEFAULT_MIN_MASS) -> Scorer:
         low, high = stored["low"], stored["high"]
         if stored.get("scoring") == "logprobs":
             return _logprob_score(state, stored["logprobs"], low, high, min_mass)
-        ratings = {
-            name: {"answers": texts, "scores": [parse_rating(text, low, high) for text in texts]}
-            for name, texts in stored["answers"].items()
-        }
-        value: dict[str, float] = {}
-        for name, rating in ratings.items():
-            parsed = [score for score in rating["scores"] if score is not None]
-            value[name] = float(np.mean(parsed)) if parsed else math.nan
-        for name, rating in ratings.items():
-            value[ANSWERS_KEY.format(name)] = float(len(rating["answers"]))
-            value[FAILURES_KEY.format(name)] = float(sum(score is None for score in rating["scores"]))
+        value, ratings = rating_value(stored["answers"], low, high)
         return Score(value=value, answer=state.output.completion, metadata={"scoring": "sample", "ratings": ratings})
 
     return score
+
+
+def rating_value(
+    answers: Mapping[str, Sequence[str]], low: int, high: int
+) -> tuple[dict[str, float], dict[str, dict[str, list]]]:
+    """A sample's score value from its raw answers per metric, and each answer beside its parsed rating."""
+    ratings = {
+        name: {"answers": list(texts), "scores": [parse_rating(text, low, high) for text in texts]}
+        for name, texts in answers.items()
+    }
+    value: dict[str, float] = {}
+    for name, rating in ratings.items():
+        parsed = [score for score in rating["scores"] if score is not None]
+        value[name] = float(np.mean(parsed)) if parsed else math.nan
+    for name, rating in ratings.items():
+        value[ANSWERS_KEY.format(name)] = float(len(rating["answers"]))
+        value[FAILURES_KEY.format(name)] = float(sum(score is None for score in rating["scores"]))
+    return value, ratings
 
 
 def _logprob_score(state: TaskState, stored: Mapping[str, Mapping], low: int, high: int, min_mass: float) -> Score:

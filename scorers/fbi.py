@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from inspect_ai.model import GenerateConfig, get_model, model_roles
@@ -31,7 +31,7 @@ from scorers.blind_spots import (
     reference_failure,
     single_failure,
 )
-from scorers.values import as_float
+from scorers.values import as_float, headlines_first
 from solvers.judge import ANSWERS_STORE_KEY
 from solvers.logprob_scoring import (
     DEFAULT_MIN_MASS,
@@ -58,6 +58,9 @@ OUTCOME_METRICS = {
 }
 """Metric name of each pairwise outcome's share of items."""
 
+HEADLINES = ("error_rate", "si_error_rate", "flip_rate", "si_flip_rate", "parse_failures")
+"""Shown first in inspect's results table; rates per ability and category and the intervals follow."""
+
 VERDICT_COUNTS = {"A": "verdicts_first", "B": "verdicts_second", "tie": "verdicts_tie"}
 
 EXPLANATION_KEYS = ("explanation_checked", "explanation_caught", "explanation_unparsed")
@@ -67,7 +70,7 @@ def _nan_if_none(value: float | None) -> float:
     return math.nan if value is None else float(value)
 
 
-def _judgments(
+def judgments(
     paradigm: Paradigm,
     answers: Mapping[str, str],
     scale: int,
@@ -163,11 +166,11 @@ def blind_spot_judgments(
                 name: stored_rating(entry, 1, scale, min_mass=min_mass) for name, entry in stored.items()
             }
             ratings = {name: rating.score for name, rating in logprob_ratings.items()}
-            value, parsed = _judgments(paradigm, answers, scale, invariant, ratings)
+            value, parsed = judgments(paradigm, answers, scale, invariant, ratings)
             value.update({f"mass_{name}": rating.mass for name, rating in logprob_ratings.items()})
         else:
             answers = state.store.get(ANSWERS_STORE_KEY) or {}
-            value, parsed = _judgments(paradigm, answers, scale, invariant)
+            value, parsed = judgments(paradigm, answers, scale, invariant)
         checks: dict[str, bool | None] = {}
         if check_prompt and not invariant and EXPLANATION_CHECKER_ROLE in model_roles():
             checker = get_model(role=EXPLANATION_CHECKER_ROLE)
@@ -217,36 +220,41 @@ def blind_spot_rates(paradigm: Paradigm) -> Metric:
     """
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        items: list[tuple[tuple[str, str, bool], Mapping[str, Any]]] = []
-        for sample_score in scores:
-            metadata = sample_score.sample_metadata or {}
-            value = sample_score.score.value
-            if isinstance(value, Mapping) and "ability" in metadata:
-                items.append(((metadata["ability"], metadata["category"], bool(metadata["invariant"])), value))
-        metrics = error_rate_metrics(FailureRecord(*place, as_float(value.get("failure"))) for place, value in items)
-        if paradigm == "pairwise":
-            for name in GOLD_POSITION:
-                records = (FailureRecord(*place, as_float(value.get(f"failure_{name}"))) for place, value in items)
-                metrics.update(error_rate_metrics(records, prefix=f"error_rate_{name}"))
-            for invariant, prefix in ((False, ""), (True, "si_")):
-                group = [value for place, value in items if place[2] == invariant]
-                if not group:
-                    continue
-                for kind, name in OUTCOME_METRICS.items():
-                    estimate = rate_with_ci([as_float(value.get(f"outcome_{kind}")) for value in group])
-                    metrics[f"{prefix}{name}"] = estimate.rate
-                    if kind == "inconsistent":
-                        metrics[f"{prefix}{name}_ci_low"] = estimate.low
-                        metrics[f"{prefix}{name}_ci_high"] = estimate.high
-            counts = {key: _total([as_float(value.get(key)) for _, value in items]) for key in VERDICT_COUNTS.values()}
-            metrics["first_position_rate"], metrics["tie_rate"] = position_rates(
-                counts["verdicts_first"], counts["verdicts_second"], counts["verdicts_tie"]
-            )
-        metrics.update(_explanation_metrics(items))
-        metrics["parse_failures"] = _total([as_float(value.get("parse_failures")) for _, value in items])
-        return metrics
+        return blind_spot_metrics(
+            paradigm, ((sample_score.sample_metadata or {}, sample_score.score.value) for sample_score in scores)
+        )
 
     return compute
+
+
+def blind_spot_metrics(paradigm: Paradigm, samples: Iterable[tuple[Mapping[str, Any], Any]]) -> dict[str, float]:
+    """The metric's numbers from ``(sample metadata, score value)`` pairs, for any harness."""
+    items: list[tuple[tuple[str, str, bool], Mapping[str, Any]]] = []
+    for metadata, value in samples:
+        if isinstance(value, Mapping) and "ability" in metadata:
+            items.append(((metadata["ability"], metadata["category"], bool(metadata["invariant"])), value))
+    metrics = error_rate_metrics(FailureRecord(*place, as_float(value.get("failure"))) for place, value in items)
+    if paradigm == "pairwise":
+        for name in GOLD_POSITION:
+            records = (FailureRecord(*place, as_float(value.get(f"failure_{name}"))) for place, value in items)
+            metrics.update(error_rate_metrics(records, prefix=f"error_rate_{name}"))
+        for invariant, prefix in ((False, ""), (True, "si_")):
+            group = [value for place, value in items if place[2] == invariant]
+            if not group:
+                continue
+            for kind, name in OUTCOME_METRICS.items():
+                estimate = rate_with_ci([as_float(value.get(f"outcome_{kind}")) for value in group])
+                metrics[f"{prefix}{name}"] = estimate.rate
+                if kind == "inconsistent":
+                    metrics[f"{prefix}{name}_ci_low"] = estimate.low
+                    metrics[f"{prefix}{name}_ci_high"] = estimate.high
+        counts = {key: _total([as_float(value.get(key)) for _, value in items]) for key in VERDICT_COUNTS.values()}
+        metrics["first_position_rate"], metrics["tie_rate"] = position_rates(
+            counts["verdicts_first"], counts["verdicts_second"], counts["verdicts_tie"]
+        )
+    metrics.update(_explanation_metrics(items))
+    metrics["parse_failures"] = _total([as_float(value.get("parse_failures")) for _, value in items])
+    return headlines_first(metrics, HEADLINES)
 
 
 def _explanation_metrics(items: list[tuple[tuple[str, str, bool], Mapping[str, Any]]]) -> dict[str, float]:

@@ -24,17 +24,21 @@ def likelihood_scores(names: Sequence[str]) -> Scorer:
 
     async def score(state: TaskState, target: Target) -> Score:
         likelihood = state.store.get(STORE_KEY) or {}
-        mean_logprob = as_float(likelihood.get("mean_logprob"))
-        failed = float(math.isnan(mean_logprob))
-        value = {name: mean_logprob for name in names}
-        for name in names:
-            value[f"answers/{name}"] = 1.0
-            value[f"parse_failures/{name}"] = failed
-        value["parse_failures"] = failed
         return Score(
-            value=value,
+            value=likelihood_value(names, as_float(likelihood.get("mean_logprob"))),
             answer=state.output.completion,
             metadata={"n_tokens": likelihood.get("n_tokens"), "truncated": likelihood.get("truncated_context_tokens")},
         )
 
     return score
+
+
+def likelihood_value(names: Sequence[str], mean_logprob: float) -> dict[str, float]:
+    """A sample's score value from its likelihood score (NaN: nothing scorable, counted as a failure)."""
+    failed = float(math.isnan(mean_logprob))
+    value = {name: mean_logprob for name in names}
+    for name in names:
+        value[f"answers/{name}"] = 1.0
+        value[f"parse_failures/{name}"] = failed
+    value["parse_failures"] = failed
+    return value

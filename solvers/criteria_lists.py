@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from inspect_ai.model import GenerateConfig, ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from judge_data import OptionError
 from solvers.judge import sample_answers
 
 CRITERIA_STORE_KEY = "criteria_answers"
@@ -50,7 +51,7 @@ def ask_for_criteria(samples: int = 10, temperature: float = 0.7) -> Solver:
     topped up with further calls otherwise. The raw answers go to the store for the scorer.
     """
     if samples < 1:
-        raise ValueError(f"samples must be at least 1, got {samples}")
+        raise OptionError(f"samples must be at least 1, got {samples}")
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         model = get_model()

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from inspect_ai.model import GenerateConfig, ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from judge_data import OptionError
 from solvers.judge import ANSWERS_STORE_KEY, ask_prompts
 from solvers.logprob_scoring import RatingScoring, ask_logprobs, max_tokens_for
 
@@ -67,7 +68,7 @@ def rate_criteria(
     ``judge_answers`` with the score range; reading them is the scorer's job.
     """
     if repeats < 1:
-        raise ValueError(f"repeats must be at least 1, got {repeats}")
+        raise OptionError(f"repeats must be at least 1, got {repeats}")
     config = GenerateConfig(temperature=temperature)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:

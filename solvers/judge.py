@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping
 from inspect_ai.model import GenerateConfig, Model, ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from judge_data import OptionError
+
 ANSWERS_STORE_KEY = "judge_answers"
 """Where :func:`answer_prompts` leaves ``{prompt name: raw answer}``."""
 
@@ -41,7 +43,7 @@ async def ask_prompts(
 ) -> dict[str, list[str]]:
     """``repeats`` answers to each named prompt, the prompts asked concurrently."""
     if repeats < 1:
-        raise ValueError(f"repeats must be at least 1, got {repeats}")
+        raise OptionError(f"repeats must be at least 1, got {repeats}")
     answer_lists = await asyncio.gather(
         *(sample_answers(model, prompt, repeats, config) for prompt in prompts.values())
     )
@@ -78,7 +80,7 @@ def sample_prompts(
 ) -> Solver:
     """Ask each named prompt of the sample ``repeats`` times (as choices of one call where the provider allows)."""
     if repeats < 1:
-        raise ValueError(f"repeats must be at least 1, got {repeats}")
+        raise OptionError(f"repeats must be at least 1, got {repeats}")
     config = GenerateConfig(temperature=temperature)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:

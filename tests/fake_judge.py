@@ -11,7 +11,7 @@ import json
 import math
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -69,7 +69,7 @@ def knows_originals(originals: set[str], high: str = "5", low: str = "1") -> Ans
 
 
 class _Handler(BaseHTTPRequestHandler):
-    answer: Answer
+    answer: Answer | Mapping[str, Answer]
     calls: list[dict]
     top_logprobs: TopLogprobs | None
 
@@ -80,13 +80,14 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(prompt, list):
             prompt = "".join(part.get("text", "") for part in prompt)
         n = int(body.get("n") or 1)
+        answer = self.answer[body.get("model")] if isinstance(self.answer, Mapping) else self.answer
         logprobs = None
         if body.get("logprobs") and self.top_logprobs is not None:
             positions = self.top_logprobs(prompt)[: body.get("max_tokens") or None]
             reply = "".join(alternatives[0][0] for alternatives in positions)
             logprobs = {"content": [_position(alternatives) for alternatives in positions]}
         else:
-            reply = self.answer(prompt)
+            reply = answer(body["messages"] if getattr(answer, "reads_conversation", False) else prompt)
         payload = {
             "id": f"fake-{len(self.calls)}",
             "object": "chat.completion",
@@ -124,12 +125,15 @@ def _position(alternatives: list[tuple[str, float]]) -> dict:
 
 
 @contextmanager
-def serve(answer: Answer, top_logprobs: TopLogprobs | None = None) -> Iterator[tuple[str, list[dict]]]:
+def serve(
+    answer: Answer | Mapping[str, Answer], top_logprobs: TopLogprobs | None = None
+) -> Iterator[tuple[str, list[dict]]]:
     """Run the fake judge; yields its base URL and the list of requests it received.
 
-    With ``top_logprobs``, a request that asks for log-probabilities is answered with those positions
-    (their first tokens are the reply); without it such a request gets no log-probabilities, like a
-    server that does not support them.
+    ``answer`` may map model names to answers: several stand-in judges behind one URL
+    (``--model openai-api/fakejudge/<name>,...``). With ``top_logprobs``, a request that asks for
+    log-probabilities is answered with those positions (their first tokens are the reply); without it
+    such a request gets no log-probabilities, like a server that does not support them.
     """
     calls: list[dict] = []
     handler = type(
@@ -179,4 +183,10 @@ def cycling(answers: list[str]) -> Answer:
             served[0] += 1
         return answers[index % len(answers)]
 
+    return answer
+
+
+def reads_conversation(answer: Callable[[list[dict]], str]) -> Callable[[list[dict]], str]:
+    """Mark an answer function that is given the request's whole conversation (OpenAI messages), not its last prompt."""
+    answer.reads_conversation = True  # type: ignore[attr-defined]
     return answer

@@ -10,8 +10,7 @@ import subprocess
 import pytest
 from inspect_ai.log import read_eval_log
 
-from adherence_tasks.adherence import select_items
-from judge_data.human import load_criteria, load_items
+from judge_data.human import load_criteria, load_items, select_items
 from solvers.likelihood import SEPARATOR
 from tests import fake_completions
 from tests.conftest import data_folder

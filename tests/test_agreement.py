@@ -75,7 +75,7 @@ def test_constant_judge_gives_nan_with_reason_not_a_crash():
     assert "first rater gives every shared item the same score" in correlations["A01"].reason
     report = agreement_report(annotators, judge)
     assert not math.isnan(report["alpha/with_judge"].value)
-    assert math.isnan(report["pearson/A02"].value)
+    assert math.isnan(report["pearson/annotator/A02"].value)
     assert pearson([1, None], [2, 3]).reason.startswith("1 item(s)")
 
 
@@ -88,9 +88,12 @@ def test_report_names_and_pairwise_mean():
         "alpha/annotators",
         "alpha/with_judge",
         "pearson/annotator_pairs",
-        "pearson/A01",
-        "pearson/A02",
-        "pearson/A03",
+        "pearson/annotator/A01",
+        "pearson/annotator/A02",
+        "pearson/annotator/A03",
+        "pearson/judge_vs_annotators",
     }
-    assert report["pearson/A03"].value == pytest.approx(-1.0)
+    assert report["pearson/annotator/A03"].value == pytest.approx(-1.0)
+    # the judge equals A01: r = 1 with A01 and A02, -1 with A03 (Table 10's "LLM vs. HUE" is their mean)
+    assert report["pearson/judge_vs_annotators"].value == pytest.approx(1 / 3)
     assert report["alpha/with_judge"].value == pytest.approx(interval_alpha([*annotators.values(), [1, 2, 3]]).value)

@@ -17,7 +17,7 @@ from scorers.blind_spots import (
     reference_failure,
     single_failure,
 )
-from scorers.fbi import _judgments, blind_spot_rates
+from scorers.fbi import blind_spot_rates, judgments
 
 PERTURBED = {"ability": "factual", "category": "entity", "invariant": False}
 INVARIANT = {"ability": "score_invariant", "category": "score_invariant", "invariant": True}
@@ -25,7 +25,7 @@ INVARIANT = {"ability": "score_invariant", "category": "score_invariant", "invar
 
 def pairwise_score(gold_first: str, gold_second: str, metadata=PERTURBED) -> SampleScore:
     """One pairwise item's score from the judge's raw answers in the two orders."""
-    value, _ = _judgments("pairwise", {"gold_first": gold_first, "gold_second": gold_second}, 10, metadata["invariant"])
+    value, _ = judgments("pairwise", {"gold_first": gold_first, "gold_second": gold_second}, 10, metadata["invariant"])
     return SampleScore(score=Score(value=value), sample_metadata=metadata)
 
 
@@ -179,9 +179,9 @@ def test_epochs_average_each_item_outcome_not_each_order():
 
 
 def test_single_explanation_checks_only_equal_ratings():
-    _, equal = _judgments("single", {"gold": "Rating: [[7]]", "perturbed": "Rating: [[7]]"}, 10, False)
-    _, higher = _judgments("single", {"gold": "Rating: [[7]]", "perturbed": "Rating: [[9]]"}, 10, False)
-    _, top = _judgments("reference", {"perturbed": "Rating: [[10]]"}, 10, False)
-    _, ties = _judgments("pairwise", {"gold_first": "[[C]]", "gold_second": "[[B]]"}, 10, False)
+    _, equal = judgments("single", {"gold": "Rating: [[7]]", "perturbed": "Rating: [[7]]"}, 10, False)
+    _, higher = judgments("single", {"gold": "Rating: [[7]]", "perturbed": "Rating: [[9]]"}, 10, False)
+    _, top = judgments("reference", {"perturbed": "Rating: [[10]]"}, 10, False)
+    _, ties = judgments("pairwise", {"gold_first": "[[C]]", "gold_second": "[[B]]"}, 10, False)
     assert equal["rated_equal"] == ["perturbed"] and higher["rated_equal"] == []
     assert top["rated_equal"] == ["perturbed"] and ties["rated_equal"] == ["gold_first"]

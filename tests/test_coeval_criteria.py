@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import math
@@ -244,7 +245,8 @@ def _raw_copy(root, dataset):
         row = json.loads(line)
         entry = {"prediction": row["response"]}
         for name, values in row["annotator_scores"].items():
-            entry[originals[name]] = dict(zip(row["annotator_ids"], values))
+            drafted = {data.LLM_ANNOTATOR: row["meta"]["llm_initial_scores_chatgpt"][name]}
+            entry[originals[name]] = {**dict(zip(row["annotator_ids"], values)), **drafted}
         scores.setdefault(row["task"], {})[row["meta"]["system"]] = entry
     base = root / data.COEVAL_REPO / data.COEVAL_COMMIT
     files = {
@@ -257,8 +259,9 @@ def _raw_copy(root, dataset):
         (base / path).write_text(json.dumps(content), encoding="utf-8")
 
 
-@pytest.mark.parametrize("dataset", DATASETS)
-def test_public_source_is_downloaded_from_the_pinned_raw_urls(dataset, tmp_path, monkeypatch):
+@contextlib.contextmanager
+def served_public_copy(dataset, tmp_path, monkeypatch):
+    """The public repository's files for ``dataset`` served on 127.0.0.1 in place of the pinned raw URLs."""
     import datasets.config
 
     served = tmp_path / "served"
@@ -271,10 +274,16 @@ def test_public_source_is_downloaded_from_the_pinned_raw_urls(dataset, tmp_path,
     monkeypatch.setattr(datasets.config, "DOWNLOADED_DATASETS_PATH", tmp_path / "downloads")
     monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", False)  # the hub stays off; this is 127.0.0.1
     try:
-        public = data.load_source(dataset)
+        yield
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.mark.parametrize("dataset", DATASETS)
+def test_public_source_is_downloaded_from_the_pinned_raw_urls(dataset, tmp_path, monkeypatch):
+    with served_public_copy(dataset, tmp_path, monkeypatch):
+        public = data.load_source(dataset)
     local = data.load_source(dataset, coeval_folder(dataset))
     assert public.tasks == local.tasks
     assert public.curated == local.curated

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from dhp_tasks.datasets import DATASETS
-from dhp_tasks.response_styles import main as main_styles
 from dhp_tasks.suite import SUITE_FORMAT, all_perturbations, build_suite, read_suite, write_suite
 from judge_data import DataError, OptionError
+from judge_report.cli import run as judge_report
 from tests.fake_judge import knows_originals, perturber, serve
 from tests.test_inspect_integration import metrics_of, run_inspect
 
@@ -93,11 +93,10 @@ def test_dhp_build_command_and_judging_a_suite(dhp_data, tmp_path, perturber_ser
     assert judged == {variants["grammar_errors"] for variants in suite.variants.values()}
     assert log.eval.metadata["suite"]["perturber"] == "openai-api/fakeperturber/p"
 
-    plot, table = tmp_path / "styles.png", tmp_path / "styles.csv"
     log_file = next((tmp_path / "judge" / "logs").glob("*.json"))
-    main_styles([str(log_file), "--plot", str(plot), "--table", str(table)])
-    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    rows = {row["perturbation"]: row for row in csv.DictReader(table.open())}
+    out = judge_report([str(log_file), "--out", str(tmp_path / "report"), "--format", "csv", "--plots", "png"])
+    assert (out / "plots" / "dhp_styles_dhp_storycloze.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    rows = {row["perturbation"]: row for row in csv.DictReader((out / "tables" / "dhp_response_styles.csv").open())}
     assert set(rows) == set(suite.header["perturbations"])
     assert all(float(row["mean_original"]) == 5.0 and float(row["mean_perturbed"]) == 1.0 for row in rows.values())
     assert all(row["n_pairs"] == "6" for row in rows.values())

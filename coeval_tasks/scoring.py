@@ -1,0 +1,160 @@
+"""CoEval criterion-level scoring (Li et al., §5.1-5.3): how well a judge's scores agree with the annotators'.
+
+One sample per human-scored response. With ``mode=step_by_step`` the judge scores the response on each
+curated criterion in turn, explaining before each score, in one conversation, and then gives an overall
+score with its criterion scores in the history; with ``mode=direct`` it gives the overall score alone.
+The human overall score is the mean over the dataset's criteria of the human mean (the public data holds
+criterion scores only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.solver import TaskState
+
+from coeval_tasks.data import HumanScores, load_human_scores, read_local_items
+from judge_data import DataError, names_option
+from judge_data.human import HumanCriterion, HumanItem, choose_criteria, select_items
+from judge_data.options import OptionError
+from scorers.adherence import ReadAnswer, criterion_ratings
+from scorers.coeval import coeval_agreement
+from solvers.stepwise import MODES, OVERALL, Mode, converse, item_text, scoring_turns
+
+TASK_VERSION = 1
+"""Bumped whenever prompts, parsing or statistics change, so results are never compared across them silently."""
+
+HUMAN_OVERALL = "mean over the dataset's criteria of the human mean score"
+
+
+def _mean(values: Sequence[float | None]) -> float | None:
+    given = [value for value in values if value is not None]
+    return sum(given) / len(given) if given else None
+
+
+def _sample(
+    item: HumanItem, all_criteria: Sequence[HumanCriterion], chosen: Sequence[HumanCriterion], opening: str
+) -> Sample:
+    """The item with the human means of the chosen criteria and the overall, and each annotator's scores."""
+    human: dict[str, float] = {c.name: item.human[c.name] for c in chosen if c.name in item.human}
+    overall = _mean([item.human.get(c.name) for c in all_criteria])
+    if overall is not None:
+        human[OVERALL] = overall
+    ids = list(item.annotator_ids or [])
+    scores = item.annotator_scores or {}
+    annotators: dict[str, list[float | None]] = {c.name: list(scores[c.name]) for c in chosen if c.name in scores}
+    if ids and scores:
+        annotators[OVERALL] = [
+            _mean([scores[c.name][position] for c in all_criteria if c.name in scores]) for position in range(len(ids))
+        ]
+    return Sample(
+        id=item.id,
+        input=opening,
+        metadata={
+            "task": item.task,
+            "response": item.response,
+            "system": item.meta.get("system"),
+            "human": human,
+            "annotators": annotators,
+            "annotator_ids": ids,
+        },
+    )
+
+
+def scoring_task(
+    source: HumanScores, mode: Mode, criteria: str | Sequence[str] | None, n: int | None, seed: int, temperature: float
+) -> Task:
+    """One dataset's items, the conversation (or direct question) per item, the ratings and the agreement metric."""
+    if mode not in MODES:
+        raise OptionError(f"unknown mode {mode!r}; choose from {list(MODES)}")
+    if any(criterion.name == OVERALL for criterion in source.criteria):
+        raise DataError(f"{source.source}: criterion name {OVERALL!r} is reserved for the overall score; rename it")
+    chosen = choose_criteria(source.criteria, names_option(criteria), source.source)
+    items = select_items(source.items, n, seed)
+    low = min(criterion.low for criterion in source.criteria)
+    high = max(criterion.high for criterion in source.criteria)
+    openings = {item.id: item_text(source.task_description, item.task, item.response) for item in items}
+
+    def turns(state: TaskState):
+        return scoring_turns(mode, openings[str(state.sample_id)], chosen, low, high)
+
+    readers = {OVERALL: ReadAnswer(OVERALL, low, high, False)}
+    if mode == "step_by_step":
+        readers = {c.name: ReadAnswer(c.name, c.low, c.high, False) for c in chosen} | readers
+    return Task(
+        dataset=MemoryDataset(
+            [_sample(item, source.criteria, chosen, openings[item.id]) for item in items],
+            name=f"coeval_{source.dataset}",
+        ),
+        solver=converse(turns, temperature=temperature),
+        scorer=criterion_ratings(readers),
+        metrics=[coeval_agreement([c.name for c in chosen], criterion_scores=mode == "step_by_step")],
+        name=f"coeval_{source.dataset}_{mode}",
+        version=TASK_VERSION,
+        metadata={
+            "dataset": source.dataset,
+            "source": source.source,
+            "mode": mode,
+            "n_items": len(items),
+            "n_available": len(source.items),
+            "seed": seed,
+            "temperature": temperature,
+            "task_description": source.task_description,
+            "criteria": {c.name: {"text": c.title, "range": [c.low, c.high], "group": c.group} for c in chosen},
+            "overall_range": [low, high],
+            "human_overall": HUMAN_OVERALL,
+        },
+    )
+
+
+def _dataset_task(dataset: str):
+    def dataset_task(
+        mode: Mode = "step_by_step",
+        data_dir: str | None = None,
+        criteria: str | list[str] | None = None,
+        n: int | None = None,
+        seed: int = 0,
+        temperature: float = 0.0,
+    ) -> Task:
+        return scoring_task(load_human_scores(dataset, data_dir), mode, criteria, n, seed, temperature)
+
+    dataset_task.__name__ = dataset
+    dataset_task.__qualname__ = dataset
+    dataset_task.__doc__ = (
+        f"CoEval criterion-level scoring on {dataset}: the judge's scores against the annotators'.\n\n"
+        "Args:\n"
+        "    mode: step_by_step (each curated criterion, then overall, in one conversation) or direct (overall only)\n"
+        f"    data_dir: local folder in the layout of shared/data/human/coeval_{dataset}/ (default: the public\n"
+        "        qtli/CoEval repository at a pinned commit, downloaded once)\n"
+        "    criteria: comma-separated criterion names (default: all of the dataset's)\n"
+        "    n: number of items, a seeded draw (default: all 200)\n"
+        "    seed: seed of that draw\n"
+        "    temperature: judge temperature (default 0, the paper's)\n"
+    )
+    return task(name=dataset)(dataset_task)
+
+
+eli5 = _dataset_task("eli5")
+rocstories = _dataset_task("rocstories")
+self_instruct = _dataset_task("self_instruct")
+
+
+@task
+def custom(
+    data_dir: str,
+    mode: Mode = "step_by_step",
+    criteria: str | list[str] | None = None,
+    n: int | None = None,
+    seed: int = 0,
+    temperature: float = 0.0,
+) -> Task:
+    """CoEval criterion-level scoring on your own human-scored data.
+
+    Args:
+        data_dir: folder with criteria.json (task_description, criteria) and items.jsonl (with annotator_scores
+            and annotator_ids for the agreement statistics) in the layout of the shared CoEval folders
+        mode, criteria, n, seed, temperature: as for the paper datasets
+    """
+    return scoring_task(read_local_items("custom", data_dir), mode, criteria, n, seed, temperature)

@@ -1,0 +1,1 @@
+"""Judges side by side: leaderboard, paper tables, plots and leaderboard exports from finished runs."""

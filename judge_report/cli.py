@@ -1,0 +1,118 @@
+"""``judge-report``: judges side by side from finished runs (inspect logs or log folders, lm-eval results JSON)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from judge_data import DataError
+from judge_report.exports import write_exports
+from judge_report.render import (
+    html_page,
+    markdown,
+    markdown_table,
+    report_json,
+    write_json,
+    write_leaderboard_csv,
+    write_table_csv,
+)
+from judge_report.runs import read_runs
+from judge_report.tables import DEFAULT_PARSE_FAILURE_FLAG, build_report, sort_rows
+
+FORMATS = ("md", "csv", "json", "html")
+PLOT_FORMATS = ("png", "svg")
+
+
+def _choices(value: str, allowed: tuple[str, ...], option: str) -> list[str]:
+    chosen = [part.strip() for part in value.split(",") if part.strip()]
+    unknown = sorted(set(chosen) - set(allowed))
+    if unknown:
+        raise DataError(f"{option}: unknown value(s) {unknown}; choose from {list(allowed)}")
+    return chosen
+
+
+def parser() -> argparse.ArgumentParser:
+    parse = argparse.ArgumentParser(
+        prog="judge-report",
+        description="Leaderboard, the papers' tables, plots and leaderboard exports from finished judge runs.",
+    )
+    parse.add_argument("logs", nargs="+", help="inspect eval logs or log folders (e.g. an eval-set's), lm-eval results")
+    parse.add_argument("--out", default="judge-report", help="output folder (default judge-report)")
+    parse.add_argument("--format", default=",".join(FORMATS), help="comma list of md, csv, json, html (default all)")
+    parse.add_argument("--plots", default=",".join(PLOT_FORMATS), help="comma list of png, svg, or none")
+    parse.add_argument("--sort", help="leaderboard column to rank judges by (default: the first)")
+    parse.add_argument(
+        "--flag-parse-failures",
+        type=float,
+        default=DEFAULT_PARSE_FAILURE_FLAG,
+        help="flag cells whose run has a larger share of unparsable judge answers (default 0.1)",
+    )
+    parse.add_argument("--no-styles", action="store_true", help="skip the DHP response styles (they read samples)")
+    return parse
+
+
+def run(argv: list[str] | None = None) -> Path:
+    args = parser().parse_args(argv)
+    formats = _choices(args.format, FORMATS, "--format")
+    plot_formats = [] if args.plots == "none" else _choices(args.plots, PLOT_FORMATS, "--plots")
+    runs, skipped = read_runs(args.logs)
+    if not runs:
+        raise DataError(f"no successful runs found in {args.logs}" + (f" ({'; '.join(skipped)})" if skipped else ""))
+    report = build_report(runs, args.flag_parse_failures)
+    report.notes.extend(f"left out {reason}" for reason in skipped)
+    sort_rows(report.leaderboard, args.sort)
+    out = Path(args.out)
+    (out / "tables").mkdir(parents=True, exist_ok=True)
+
+    figures, style_rows = [], []
+    if plot_formats or "html" in formats:
+        try:
+            from judge_report.plots import report_figures, response_style_figures
+        except ImportError as error:
+            report.notes.append(f"no plots: matplotlib is missing ({error}); pip install 'judge-meta-eval[plots]'")
+        else:
+            figures = list(report_figures(report))
+            if not args.no_styles:
+                style_figures, style_rows = response_style_figures(report)
+                figures += style_figures
+    (out / "plots").mkdir(exist_ok=True)
+    for figure in figures:
+        for extension in plot_formats:
+            figure.figure.savefig(out / "plots" / f"{figure.stem}.{extension}", dpi=110)
+
+    if "md" in formats:
+        (out / "report.md").write_text(markdown(report, figures, args.flag_parse_failures), encoding="utf-8")
+    if "csv" in formats:
+        write_leaderboard_csv(report, out / "leaderboard.csv")
+        for table in report.paper_tables:
+            write_table_csv(table, out / "tables" / f"{table.name}.csv")
+        if style_rows:
+            import csv
+
+            with (out / "tables" / "dhp_response_styles.csv").open("w", newline="", encoding="utf-8") as handle:
+                writer = csv.DictWriter(handle, fieldnames=list(style_rows[0]))
+                writer.writeheader()
+                writer.writerows(style_rows)
+    if "json" in formats:
+        write_json(report_json(report, style_rows), out / "report.json")
+    if "html" in formats:
+        (out / "report.html").write_text(html_page(report, figures, args.flag_parse_failures), encoding="utf-8")
+    write_exports(report, out / "exports")
+    print(markdown_table(report.leaderboard))
+    for note in report.notes:
+        print(f"note: {note}")
+    print(f"report written to {out}")
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    try:
+        run(argv)
+    except DataError as error:
+        print(f"judge-report: {error}", file=sys.stderr)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,190 @@
+"""The report's figures, drawn with matplotlib from the paper tables (and, for response styles, the DHP samples)."""
+
+from __future__ import annotations
+
+import math
+import re
+import textwrap
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from judge_report.tables import Cell, Report, Table
+
+
+@dataclass(frozen=True)
+class Figure:
+    name: str
+    title: str
+    figure: Any
+    """A matplotlib figure."""
+
+    @property
+    def stem(self) -> str:
+        """The figure's file name without extension: letters, digits, ``._-`` only."""
+        return re.sub(r"[^A-Za-z0-9._-]+", "_", self.name).strip("_")
+
+
+def _wrapped(label: str, width: int = 45) -> str:
+    """Judge names carry their model arguments; wrap them so the axes keep their room."""
+    return textwrap.fill(label, width, break_long_words=True)
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def heatmap(title: str, rows: Sequence[str], columns: Sequence[str], values: np.ndarray):
+    plt = _pyplot()
+    height = 0.5 * sum(_wrapped(row).count("\n") + 1 for row in rows) + 2.2
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.1 * len(columns) + 3) + 3, height))
+    finite = values[np.isfinite(values)]
+    top = max(2.0, float(finite.max())) if finite.size else 2.0
+    image = ax.imshow(np.ma.masked_invalid(values), cmap="viridis", vmin=0, vmax=top, aspect="auto")
+    ax.set_xticks(range(len(columns)), columns, rotation=35, ha="right", fontsize=8)
+    ax.set_yticks(range(len(rows)), [_wrapped(row) for row in rows], fontsize=7)
+    for (i, j), value in np.ndenumerate(values):
+        text = "n/a" if math.isnan(value) else f"{value:.2f}"
+        ax.text(j, i, text, ha="center", va="center", fontsize=7, color="white" if value < top / 2 else "black")
+    fig.colorbar(image, ax=ax, label="D")
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def grouped_bars(title: str, categories: Sequence[str], series: dict[str, Sequence[Cell | None]], ylabel: str):
+    """One group of bars per category, one bar per series, with the confidence interval as an error bar."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.5 * len(categories) * max(len(series), 1) + 2), 4.2))
+    width = 0.8 / max(len(series), 1)
+    positions = np.arange(len(categories))
+    for index, (name, cells) in enumerate(series.items()):
+        values = np.array([math.nan if cell is None else cell.value for cell in cells])
+        lower = np.array(
+            [0.0 if cell is None or cell.ci is None else max(cell.value - cell.ci[0], 0) for cell in cells]
+        )
+        upper = np.array(
+            [0.0 if cell is None or cell.ci is None else max(cell.ci[1] - cell.value, 0) for cell in cells]
+        )
+        ax.bar(
+            positions + index * width - 0.4 + width / 2,
+            np.nan_to_num(values),
+            width,
+            yerr=np.nan_to_num(np.vstack([lower, upper])),
+            capsize=2,
+            label=_wrapped(name, 70),
+        )
+    ax.set_xticks(positions, categories, rotation=35, ha="right", fontsize=8)
+    ax.set_ylabel(ylabel)
+    ax.axhline(0, color="black", linewidth=0.5)
+    ax.legend(fontsize=7)
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def _split_column(label: str) -> tuple[str, str]:
+    judge, _, column = label.rpartition(" · ")
+    return judge, column
+
+
+def dhp_heatmaps(table: Table) -> Iterator[Figure]:
+    """D per perturbation per judge, one heatmap per DHP task (and setting)."""
+    for task in dict.fromkeys(row[1] for row in table.rows):
+        rows = [row for row in table.rows if row[1] == task]
+        columns = [c for c in table.columns if c not in ("D_avg", "D_min") and any((r, c) in table.cells for r in rows)]
+        values = np.array(
+            [[table.cells[(row, c)].value if (row, c) in table.cells else math.nan for c in columns] for row in rows]
+        )
+        yield Figure(
+            f"dhp_heatmap_{task}",
+            f"DHP {task}: D per perturbation",
+            heatmap(
+                f"DHP {task}: D per perturbation\n(D > 1: noticed at the 5 % level)",
+                [row[0] for row in rows],
+                columns,
+                values,
+            ),
+        )
+
+
+def fbi_bars(table: Table) -> Iterator[Figure]:
+    """Failure rate per category with its bootstrap interval, judges side by side, one figure per task."""
+    by_task: dict[str, list[str]] = {}
+    for label in table.columns:
+        by_task.setdefault(_split_column(label)[1], []).append(label)
+    for task, labels in by_task.items():
+        categories = [row for row in table.rows if any((row, label) in table.cells for label in labels)]
+        series = {_split_column(label)[0]: [table.cells.get((row, label)) for row in categories] for label in labels}
+        yield Figure(
+            f"fbi_bars_{task}",
+            f"FBI {task}: failure rate per category",
+            grouped_bars(
+                f"FBI {task}: failure rate per category (95 % CI)", [row[0] for row in categories], series, "error rate"
+            ),
+        )
+
+
+def adherence_group_bars(table: Table) -> Iterator[Figure]:
+    """Pearson per taxonomy group, one bar per judge and setting."""
+    groups = list(dict.fromkeys(row[1] for row in table.rows))
+    series: dict[str, list[Cell | None]] = {}
+    for judge in dict.fromkeys(row[0] for row in table.rows):
+        for setting in table.columns:
+            cells = [table.cells.get(((judge, group), setting)) for group in groups]
+            if any(cell is not None for cell in cells):
+                series[f"{judge} · {setting}"] = cells
+    yield Figure(
+        "adherence_groups",
+        "Adherence: Pearson per taxonomy group",
+        grouped_bars("Adherence: Pearson with the humans per taxonomy group", groups, series, "Pearson (oriented)"),
+    )
+
+
+def per_judge_bars(name: str, title: str, table: Table) -> Iterator[Figure]:
+    """One bar per judge and row label for each column (CoEval's CC, ICC, coverage; correlations per criterion)."""
+    rows = list(dict.fromkeys(row[1] for row in table.rows))
+    for column in table.columns:
+        series = {
+            judge: [table.cells.get(((judge, row), column)) for row in rows]
+            for judge in dict.fromkeys(row[0] for row in table.rows)
+        }
+        yield Figure(f"{name}_{column}", f"{title}: {column}", grouped_bars(f"{title}: {column}", rows, series, column))
+
+
+def report_figures(report: Report) -> Iterator[Figure]:
+    tables = {table.name: table for table in report.paper_tables}
+    if "dhp_d_by_perturbation" in tables:
+        yield from dhp_heatmaps(tables["dhp_d_by_perturbation"])
+    if "fbi_failure_rate_by_category" in tables:
+        yield from fbi_bars(tables["fbi_failure_rate_by_category"])
+    if "adherence_groups" in tables:
+        yield from adherence_group_bars(tables["adherence_groups"])
+    if "coeval_table1" in tables:
+        yield from per_judge_bars("coeval_criteria", "CoEval criteria", tables["coeval_table1"])
+
+
+def response_style_figures(report: Report) -> tuple[list[Figure], list[dict]]:
+    """The DHP response-style histograms per task (the former ``dhp-styles``) and their table rows."""
+    from judge_report.styles import averaged_scores, plot_styles, style_rows
+
+    by_task: dict[str, list] = {}
+    for run, view, config in report.runs:
+        if view.name != "dhp" or run.harness != "inspect":
+            continue
+        styles = averaged_scores(run.location, run.judge)
+        if styles is not None:
+            tag = f" [config {config}]" if len(report.configs[run.task]) > 1 else ""
+            by_task.setdefault(f"{run.task}{tag}", []).append(styles)
+    figures, rows = [], []
+    for task, styles in by_task.items():
+        figures.append(Figure(f"dhp_styles_{task}", f"Response styles: {task}", plot_styles(styles, task)))
+        rows.extend(vars(row) | {"task": task} for style in styles for row in style_rows(style))
+    return figures, rows

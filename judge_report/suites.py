@@ -1,0 +1,258 @@
+"""What the report shows of each suite, as one table: which runs belong to it, what makes two runs comparable,
+its headline metrics, how often its judge's answers did not parse, and the paper tables and plots it draws.
+
+A suite that lands later adds one :class:`SuiteView` to :data:`SUITES`; nothing else changes.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from judge_report.runs import Run
+
+
+@dataclass(frozen=True)
+class PaperTable:
+    """A table laid out like one in the suite's paper: rows and columns named by functions of a run's metrics.
+
+    ``cells(run)`` gives ``(row, column, metric name)`` for every cell the run fills. With ``judge_in="row"`` each
+    judge has its own rows; with ``"column"`` its own columns, so that judges sit side by side.
+    """
+
+    name: str
+    title: str
+    cells: Callable[[Run], list[tuple[str, str, str]]]
+    row_label: str
+    judge_in: str = "row"
+
+
+@dataclass(frozen=True)
+class SuiteView:
+    name: str
+    title: str
+    task_prefixes: tuple[str, ...]
+    comparable_on: tuple[str, ...]
+    """Run settings (task metadata, then task arguments) that must agree for two runs to share a column."""
+    headlines: Callable[[Run], list[str]]
+    answers_per_sample: Callable[[Run], float]
+    """Judge answers one sample asks for, to turn ``parse_failures`` into a rate where the suite logs no rate."""
+    paper_tables: tuple[PaperTable, ...] = ()
+    hub_dataset: Callable[[Run], str | None] = lambda run: None
+    """The benchmark's dataset on the Hugging Face Hub, where there is one (for ``.eval_results`` exports)."""
+    lower_is_better: tuple[str, ...] = ()
+    """Metric name prefixes for which a lower value is better."""
+
+    def higher_is_better(self, metric: str) -> bool:
+        return not metric.startswith(self.lower_is_better)
+
+    def parse_failure_rate(self, run: Run) -> float:
+        if "parse_failure_rate" in run.metrics:
+            return run.metrics["parse_failure_rate"]
+        failures = run.metrics.get("parse_failures", math.nan)
+        answers = run.samples * self.answers_per_sample(run)
+        return failures / answers if answers > 0 else math.nan
+
+
+def confidence_interval(run: Run, metric: str) -> tuple[float, float] | None:
+    """``(<base>_ci_low<suffix>, <base>_ci_high<suffix>)`` for ``<base><suffix>``, the suites' naming, if logged."""
+    base, slash, suffix = metric.partition("/")
+    low, high = (run.metrics.get(f"{base}_ci_{side}{slash}{suffix}") for side in ("low", "high"))
+    return None if low is None or high is None else (low, high)
+
+
+def _present(run: Run, names: Sequence[str]) -> list[str]:
+    return [name for name in names if name in run.metrics]
+
+
+def _matching(run: Run, pattern: str) -> list[str]:
+    expression = re.compile(pattern)
+    return [name for name in run.metrics if expression.fullmatch(name)]
+
+
+# DHP -----------------------------------------------------------------------------------------------------------------
+
+
+def _dhp_cells(run: Run) -> list[tuple[str, str, str]]:
+    perturbations = list(run.metadata.get("perturbations") or [])
+    cells = [(run.task, "D_avg", "D_avg"), (run.task, "D_min", "D_min")]
+    return cells + [(run.task, perturbation, f"D/{perturbation}") for perturbation in perturbations]
+
+
+DHP = SuiteView(
+    name="dhp",
+    title="DHP discernment (D > 1: damage noticed at the 5 % level)",
+    task_prefixes=("dhp_",),
+    comparable_on=(
+        "task_version",
+        "source",
+        "suite",
+        "n_items",
+        "seed",
+        "perturbations",
+        "scoring",
+        "combine",
+        "metrics",
+    ),
+    headlines=lambda run: _present(run, ("D_avg", "D_min")),
+    answers_per_sample=lambda run: float(len(run.metadata.get("metrics") or [1]) * (run.setting("repeats") or 1)),
+    paper_tables=(PaperTable("dhp_d_by_perturbation", "DHP: D per perturbation by dataset", _dhp_cells, "dataset"),),
+)
+
+# FBI -----------------------------------------------------------------------------------------------------------------
+
+FBI_ABILITIES = ("long_form", "factual", "instruction_following", "reasoning")
+
+
+def _fbi_headlines(run: Run) -> list[str]:
+    return _present(run, ("error_rate", *(f"error_rate/{a}" for a in FBI_ABILITIES), "si_error_rate", "flip_rate"))
+
+
+def _fbi_cells(run: Run) -> list[tuple[str, str, str]]:
+    categories = _matching(run, r"error_rate/[a-z_]+/[a-z_]+")
+    return [(name.removeprefix("error_rate/"), run.task, name) for name in categories] + [
+        ("score_invariant", run.task, name) for name in _present(run, ("si_error_rate",))
+    ]
+
+
+FBI = SuiteView(
+    name="fbi",
+    title="FBI blind spots (error rate: lower is better)",
+    task_prefixes=("fbi_",),
+    comparable_on=(
+        "task_version",
+        "source",
+        "n_items",
+        "seed",
+        "per_category",
+        "abilities",
+        "categories",
+        "scale",
+        "include_extra",
+        "keep_identical",
+    ),
+    headlines=_fbi_headlines,
+    answers_per_sample=lambda run: 1.0 if run.setting("paradigm") == "reference" else 2.0,
+    paper_tables=(
+        PaperTable("fbi_failure_rate_by_category", "FBI: failure rate per category", _fbi_cells, "category", "column"),
+    ),
+    hub_dataset=lambda run: "ai4bharat/FBI",
+    lower_is_better=("error_rate", "si_error_rate", "flip_rate", "parse_failure"),
+)
+
+# Instruction adherence -----------------------------------------------------------------------------------------------
+
+ADHERENCE_SETTINGS = ("perplexity", "generic", "criterion", "rubric")
+
+
+def _adherence_dataset(run: Run) -> str:
+    setting = run.setting("setting")
+    return run.task.removeprefix("adherence_").removesuffix(f"_{setting}")
+
+
+def _adherence_setting_cells(run: Run) -> list[tuple[str, str, str]]:
+    return [(_adherence_dataset(run), str(run.setting("setting")), "pearson")] if "pearson" in run.metrics else []
+
+
+def _adherence_criterion_cells(run: Run) -> list[tuple[str, str, str]]:
+    criteria = run.metadata.get("criteria") or {}
+    return [
+        (f"{_adherence_dataset(run)}/{name}", str(run.setting("setting")), f"pearson/{name}")
+        for name in criteria
+        if f"pearson/{name}" in run.metrics
+    ]
+
+
+def _adherence_group_cells(run: Run) -> list[tuple[str, str, str]]:
+    return [
+        (name.removeprefix("pearson/group/"), str(run.setting("setting")), name)
+        for name in _matching(run, r"pearson/group/.+")
+    ]
+
+
+ADHERENCE = SuiteView(
+    name="adherence",
+    title="Instruction adherence (Pearson with the humans, oriented: higher is better)",
+    task_prefixes=("adherence_",),
+    comparable_on=("task_version", "source", "n_items", "seed", "setting", "criteria", "repeats"),
+    headlines=lambda run: _present(run, ("pearson",)) + _matching(run, r"pearson/group/.+"),
+    answers_per_sample=lambda run: float(len(run.metadata.get("questions") or {}) * (run.setting("repeats") or 1)),
+    paper_tables=(
+        PaperTable(
+            "adherence_table1",
+            "Adherence Table 1/2: Pearson per dataset and setting",
+            _adherence_setting_cells,
+            "dataset",
+        ),
+        PaperTable(
+            "adherence_table3",
+            "Adherence Table 3: Pearson per criterion and setting",
+            _adherence_criterion_cells,
+            "criterion",
+        ),
+        PaperTable(
+            "adherence_groups", "Adherence: Pearson per taxonomy group and setting", _adherence_group_cells, "group"
+        ),
+    ),
+    lower_is_better=("undefined", "parse_failure"),
+)
+
+# CoEval --------------------------------------------------------------------------------------------------------------
+
+
+def _coeval_criteria_cells(run: Run) -> list[tuple[str, str, str]]:
+    dataset = str(run.setting("dataset"))
+    return [(dataset, name, name) for name in _present(run, ("cc", "icc", "coverage"))]
+
+
+COEVAL_CRITERIA = SuiteView(
+    name="coeval_criteria",
+    title="CoEval criteria consistency (CC, ICC) and coverage of the curated criteria",
+    task_prefixes=("coeval_criteria_",),
+    comparable_on=(
+        "task_version",
+        "source",
+        "dataset",
+        "n_task_descriptions",
+        "seed",
+        "samples",
+        "temperature",
+        "embedder",
+        "match_threshold",
+    ),
+    headlines=lambda run: _present(run, ("cc", "icc", "coverage")),
+    answers_per_sample=lambda run: float((run.setting("samples") or 0) + 1),
+    paper_tables=(
+        PaperTable("coeval_table1", "CoEval Table 1: CC and ICC per dataset", _coeval_criteria_cells, "dataset"),
+    ),
+    lower_is_better=("missed", "parse_failure"),
+)
+
+
+def _coeval_scoring_cells(run: Run) -> list[tuple[str, str, str]]:
+    names = _matching(run, r"(pearson|spearman)/(?!group/).+") + _present(run, ("alpha/annotators", "alpha/with_judge"))
+    return [(run.task, name, name) for name in names]
+
+
+COEVAL_SCORING = SuiteView(
+    name="coeval_scoring",
+    title="CoEval criterion scoring (correlation with the annotators, Krippendorff's alpha)",
+    task_prefixes=("coeval_",),
+    comparable_on=("task_version", "source", "dataset", "n_items", "seed", "criteria", "setting", "repeats"),
+    headlines=lambda run: _present(run, ("pearson/overall", "alpha/annotators", "alpha/with_judge")),
+    answers_per_sample=lambda run: float(len(run.metadata.get("criteria") or [1]) * (run.setting("repeats") or 1)),
+    paper_tables=(
+        PaperTable("coeval_tables5_7", "CoEval Tables 5-7: correlations per criterion", _coeval_scoring_cells, "task"),
+    ),
+    lower_is_better=("parse_failure",),
+)
+
+SUITES: tuple[SuiteView, ...] = (DHP, FBI, ADHERENCE, COEVAL_CRITERIA, COEVAL_SCORING)
+
+
+def suite_of(run: Run) -> SuiteView | None:
+    """The view whose task prefix matches the run's task best (the longest prefix wins)."""
+    matches = [(len(prefix), view) for view in SUITES for prefix in view.task_prefixes if run.task.startswith(prefix)]
+    return max(matches, key=lambda match: match[0])[1] if matches else None

@@ -1,0 +1,3 @@
+from lm_eval_tasks import main
+
+main()

@@ -1,0 +1,137 @@
+"""The table of lm-eval tasks: one per suite, dataset and prompt-changing option, with the metrics each reports.
+
+The committed YAML files are generated from this table (``python -m lm_eval_tasks.generate``), and the hook
+functions in ``utils.py`` read it back, so a task's name, its data and its metric list have one source.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from adherence_tasks.adherence import TASK_VERSION as ADHERENCE_TASK_VERSION
+from adherence_tasks.datasets import DATASETS as ADHERENCE_DATASETS
+from adherence_tasks.prompts import SETTINGS as ADHERENCE_SETTINGS
+from adherence_tasks.sources import criteria_file
+from dhp_tasks.datasets import DATASETS as DHP_DATASETS
+from dhp_tasks.dhp import DHP_TASK_VERSION, LIKELIHOOD, SCORINGS
+from dhp_tasks.prompts import TEXT_KINDS
+from dhp_tasks.suite import all_perturbations
+from fbi_tasks.data import ABILITIES, CATEGORIES, SCORE_INVARIANT
+from fbi_tasks.fbi import FBI_TASK_VERSION, STRATEGIES
+from judge_data.human import GROUPS
+from scorers.fbi import OUTCOME_METRICS
+
+Suite = Literal["dhp", "fbi", "adherence"]
+OutputType = Literal["generate_until", "loglikelihood"]
+
+LOWER_IS_BETTER = re.compile(
+    r"^(si_)?(error_rate|flip_rate|perturbed_both_orders|tie_both_orders|tie_rate|parse_failure|n_undefined|undefined)"
+)
+"""Metric names where a better judge scores lower (everything else: higher is better, or neutral counts)."""
+
+
+@dataclass(frozen=True)
+class LmEvalTask:
+    """One lm-eval task: which suite builds its documents, on which dataset, with which option."""
+
+    name: str
+    suite: Suite
+    dataset: str
+    setting: str
+    """DHP: ``sample`` or ``perplexity``; FBI: ``<paradigm>/<strategy>``; adherence: the setting."""
+    version: int
+    metrics: tuple[str, ...]
+    group: str
+
+    @property
+    def output_type(self) -> OutputType:
+        return "loglikelihood" if self.setting == "perplexity" else "generate_until"
+
+
+def _dhp_metrics(dataset: str, scoring: str) -> tuple[str, ...]:
+    perturbations = [p.id for p in all_perturbations(dataset)]
+    if scoring == "perplexity":
+        metric_names = [LIKELIHOOD]
+        headline = ["D_avg", "D_min", "n_undefined"]
+        per_perturbation = [f"D/{p}" for p in perturbations]
+    else:
+        metric_names = [criterion.name for criterion in TEXT_KINDS[DHP_DATASETS[dataset].kind].criteria]
+        headline = ["D_avg", "D_min", "D_avg_EW", "D_min_EW", "n_undefined", "n_undefined_EW"]
+        per_perturbation = [f"{d}/{p}" for p in perturbations for d in ("D", "D_EW")]
+    failures = [f"{kind}/{name}" for name in metric_names for kind in ("parse_failures", "parse_failure_rate")]
+    return (*headline, *per_perturbation, "parse_failures", "parse_failure_rate", *failures)
+
+
+def _rate_names(prefix: str) -> list[str]:
+    return [prefix, f"{prefix}_ci_low", f"{prefix}_ci_high"]
+
+
+def _fbi_metrics(paradigm: str) -> tuple[str, ...]:
+    names = [*_rate_names("error_rate"), *_rate_names("si_error_rate")]
+    names += [f"error_rate/{ability}" for ability in ABILITIES]
+    names += [f"error_rate/{c.ability}/{c.id}" for c in CATEGORIES if c.ability != SCORE_INVARIANT]
+    if paradigm == "pairwise":
+        names += [f"{prefix}{name}" for prefix in ("", "si_") for name in OUTCOME_METRICS.values()]
+        names += ["flip_rate_ci_low", "flip_rate_ci_high", "first_position_rate", "tie_rate"]
+        names += [*_rate_names("error_rate_gold_first"), *_rate_names("error_rate_gold_second")]
+    return (*names, "parse_failures")
+
+
+def adherence_criteria(dataset: str) -> list[dict]:
+    """The packaged criteria of an adherence dataset (name, group, ...), in file order."""
+    return json.loads(criteria_file(dataset).read_text(encoding="utf-8"))["criteria"]
+
+
+def _adherence_metrics(dataset: str) -> tuple[str, ...]:
+    criteria = adherence_criteria(dataset)
+    groups = [group for group in GROUPS if any(c["group"] == group for c in criteria)]
+    names = ["pearson", "pearson_ci_low", "pearson_ci_high", *(f"pearson/group/{group}" for group in groups)]
+    names += ["undefined", "parse_failures"]
+    for criterion in criteria:
+        name = criterion["name"]
+        names += [f"{method}/{name}" for method in ("pearson", "spearman", "kendall")]
+        names += [f"pearson_ci_low/{name}", f"pearson_ci_high/{name}", f"n/{name}"]
+    return tuple(names)
+
+
+def _build_table() -> dict[str, LmEvalTask]:
+    tasks: list[LmEvalTask] = []
+    for dataset in DHP_DATASETS:
+        for scoring in SCORINGS:
+            suffix = "" if scoring == "sample" else f"_{scoring}"
+            group = "dhp" if scoring == "sample" else f"dhp_{scoring}"
+            metrics = _dhp_metrics(dataset, scoring)
+            tasks.append(
+                LmEvalTask(f"dhp_{dataset}{suffix}", "dhp", dataset, scoring, DHP_TASK_VERSION, metrics, group)
+            )
+    for paradigm, strategies in STRATEGIES.items():
+        for strategy in strategies:
+            name = (
+                f"fbi_{paradigm}" if strategy == paradigm else f"fbi_{paradigm}_{strategy.removeprefix(paradigm + '_')}"
+            )
+            metrics = _fbi_metrics(paradigm)
+            tasks.append(LmEvalTask(name, "fbi", "fbi", f"{paradigm}/{strategy}", FBI_TASK_VERSION, metrics, "fbi"))
+    for dataset in ADHERENCE_DATASETS.values():
+        if not dataset.has_public_scores:
+            continue
+        for setting in ADHERENCE_SETTINGS:
+            group = "adherence_perplexity" if setting == "perplexity" else "adherence"
+            metrics = _adherence_metrics(dataset.name)
+            name = f"adherence_{dataset.name}_{setting}"
+            tasks.append(LmEvalTask(name, "adherence", dataset.name, setting, ADHERENCE_TASK_VERSION, metrics, group))
+    return {task.name: task for task in tasks}
+
+
+TASKS: dict[str, LmEvalTask] = _build_table()
+
+
+def aggregation_name(metric: str) -> str:
+    """The name of the ``utils.py`` aggregation that reports ``metric`` (a Python identifier)."""
+    return "agg_" + re.sub(r"[^0-9A-Za-z_]", "_", metric.replace("/", "__"))
+
+
+def higher_is_better(metric: str) -> bool:
+    return LOWER_IS_BETTER.match(metric) is None

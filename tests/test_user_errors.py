@@ -1,0 +1,190 @@
+"""What a user sees when an input is wrong: the real ``inspect eval`` ends with one message and no traceback.
+
+Every case stops before any judge call, so inspect's built-in ``mockllm/model`` stands in for the judge
+(the perplexity cases need a provider that cannot give log-likelihoods, which it is).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import DATA_ROOT
+
+pytestmark = pytest.mark.integration
+
+INSPECT = str(Path(sys.executable).parent / "inspect")
+
+
+def write_bad_inputs(folder: Path) -> Path:
+    """Small malformed files, one per kind of user data: a custom DHP JSONL, an adherence folder, an FBI folder
+    and a CoEval tasks file, each with one bad row."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "custom.jsonl").write_text(
+        '{"id": "a", "text": "A fine text."}\n{"id": "b", "text": 5}\n', encoding="utf-8"
+    )
+    adherence = folder / "adherence"
+    adherence.mkdir()
+    (adherence / "criteria.json").write_text((DATA_ROOT / "human" / "summeval" / "criteria.json").read_text())
+    rows = (DATA_ROOT / "human" / "summeval" / "items.jsonl").read_text().splitlines()[:2]
+    (adherence / "items.jsonl").write_text("\n".join([*rows, '{"id": "x", "task": "t"}']) + "\n")
+    fbi = folder / "fbi"
+    for source in (DATA_ROOT / "fbi").rglob("*.tsv"):
+        target = fbi / source.relative_to(DATA_ROOT / "fbi")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+    with (fbi / "long-form" / "coherence-errors.tsv").open("a", encoding="utf-8") as handle:
+        handle.write("lf-x_coherence-errors\tonly a question\n")
+    (folder / "tasks.jsonl").write_text('{"id": "a", "task": "Write a story."}\n{"id": "b"}\n', encoding="utf-8")
+    return folder
+
+
+# (case id, task, task options with {data}/{bad} placeholders, environment, words the message must contain)
+CASES = [
+    ("dhp n=0", "dhp_tasks/summeval", ["data_dir={data}/dhp/summeval", "n=0"], {}, "n must be at least 1"),
+    (
+        "dhp combine",
+        "dhp_tasks/summeval",
+        ["data_dir={data}/dhp/summeval", "perturbations=typos_minor", "combine=mean"],
+        {},
+        "unknown combine 'mean'",
+    ),
+    (
+        "dhp scoring",
+        "dhp_tasks/summeval",
+        ["data_dir={data}/dhp/summeval", "perturbations=typos_minor", "scoring=judge"],
+        {},
+        "unknown scoring 'judge'",
+    ),
+    (
+        "dhp perturbation",
+        "dhp_tasks/summeval",
+        ["data_dir={data}/dhp/summeval", "perturbations=typo"],
+        {},
+        "unknown perturbation",
+    ),
+    (
+        "dhp repeats",
+        "dhp_tasks/summeval",
+        ["data_dir={data}/dhp/summeval", "perturbations=typos_minor", "repeats=0"],
+        {},
+        "repeats must be at least 1",
+    ),
+    ("dhp missing data_dir", "dhp_tasks/summeval", ["data_dir=/nonexistent/summeval"], {}, "is not a folder"),
+    ("dhp missing suite", "dhp_tasks/summeval", ["suite=/nonexistent/x.suite.jsonl"], {}, "does not exist"),
+    ("dhp malformed row", "dhp_tasks/custom", ["data={bad}/custom.jsonl"], {}, "row 2: field 'text'"),
+    ("dhp kind", "dhp_tasks/custom", ["data={bad}/custom.jsonl", "kind=poem"], {}, "unknown kind 'poem'"),
+    ("dhp offline", "dhp_tasks/storycloze", ["n=2"], {"HF_DATASETS_OFFLINE": "1"}, "could not download"),
+    (
+        "dhp perplexity provider",
+        "dhp_tasks/summeval",
+        ["data_dir={data}/dhp/summeval", "n=2", "perturbations=typos_minor", "scoring=perplexity"],
+        {},
+        "mockllm/ provider cannot give",
+    ),
+    (
+        "fbi strategy",
+        "fbi_tasks/single",
+        ["data_dir={data}/fbi", "strategy=pairwise"],
+        {},
+        "unknown single strategy 'pairwise'",
+    ),
+    ("fbi scale", "fbi_tasks/single", ["data_dir={data}/fbi", "strategy=rubric", "scale=7"], {}, "not 1-7"),
+    (
+        "fbi category",
+        "fbi_tasks/pairwise",
+        ["data_dir={data}/fbi", "categories=entities"],
+        {},
+        "unknown category 'entities'",
+    ),
+    (
+        "fbi per_category",
+        "fbi_tasks/single",
+        ["data_dir={data}/fbi", "per_category=0"],
+        {},
+        "per_category must be at least 1",
+    ),
+    ("fbi hub branch", "fbi_tasks/single", ["hub_revision=main"], {}, "not a full 40-character commit hash"),
+    ("fbi malformed row", "fbi_tasks/single", ["data_dir={bad}/fbi"], {}, "coherence-errors.tsv, row 93: field 'og'"),
+    ("fbi offline", "fbi_tasks/reference", [], {"HF_DATASETS_OFFLINE": "1"}, "could not download"),
+    (
+        "adherence setting",
+        "adherence_tasks/summeval",
+        ["data_dir={data}/human/summeval", "setting=rubrics"],
+        {},
+        "unknown setting 'rubrics'",
+    ),
+    (
+        "adherence criteria",
+        "adherence_tasks/hanna",
+        ["data_dir={data}/human/hanna", "criteria=humor"],
+        {},
+        "unknown criteria ['humor']",
+    ),
+    (
+        "adherence missing data_dir",
+        "adherence_tasks/summeval",
+        ["data_dir=/nonexistent/summeval"],
+        {},
+        "missing criteria file",
+    ),
+    (
+        "adherence malformed row",
+        "adherence_tasks/summeval",
+        ["data_dir={bad}/adherence"],
+        {},
+        "items.jsonl, row 3: field 'response'",
+    ),
+    ("adherence offline", "adherence_tasks/summeval", [], {"HF_DATASETS_OFFLINE": "1"}, "could not download"),
+    (
+        "adherence perplexity provider",
+        "adherence_tasks/summeval",
+        ["data_dir={data}/human/summeval", "setting=perplexity", "n=2"],
+        {},
+        "mockllm/ provider cannot give",
+    ),
+    ("coeval dataset", "coeval_tasks/criteria", ["dataset=gsm8k"], {}, "unknown CoEval dataset 'gsm8k'"),
+    ("coeval n=0", "coeval_tasks/criteria", ["data_dir={data}/human/coeval_eli5", "n=0"], {}, "n must be at least 1"),
+    (
+        "coeval malformed row",
+        "coeval_tasks/criteria",
+        ["tasks_file={bad}/tasks.jsonl"],
+        {},
+        "tasks.jsonl, row 2: field 'task'",
+    ),
+    ("coeval offline", "coeval_tasks/criteria", ["dataset=eli5"], {"HF_DATASETS_OFFLINE": "1"}, "could not download"),
+    (
+        "coeval embedder unreachable",
+        "coeval_tasks/criteria",
+        ["data_dir={data}/human/coeval_eli5", "n=1", "embedder=/nonexistent/embedder"],
+        {},
+        "could not load the sentence-transformers embedder '/nonexistent/embedder'",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def bad_inputs(tmp_path_factory):
+    if not DATA_ROOT.is_dir():
+        pytest.skip(f"shared data folder {DATA_ROOT} is absent")
+    return write_bad_inputs(tmp_path_factory.mktemp("bad"))
+
+
+@pytest.mark.parametrize(("task", "options", "env", "message"), [case[1:] for case in CASES], ids=[c[0] for c in CASES])
+def test_bad_input_ends_with_one_clean_message(tmp_path, bad_inputs, task, options, env, message):
+    args = [arg for option in options for arg in ("-T", option.format(data=DATA_ROOT, bad=bad_inputs))]
+    command = [INSPECT, "eval", task, "--model", "mockllm/model", "--display", "plain", *args]
+    environment = dict(
+        os.environ, COLUMNS="400", INSPECT_LOG_DIR=str(tmp_path / "logs"), INSPECT_CACHE_DIR=str(tmp_path / "c"), **env
+    )
+    result = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    assert "Traceback" not in output and 'File "' not in output, output
+    paragraphs = [block for block in output.strip().split("\n\n") if block.strip()]
+    assert len(paragraphs) == 1, output
+    assert message in " ".join(output.split()), output
