@@ -35,6 +35,14 @@ from scorers.adherence import CriterionSpec, ReadAnswer, criterion_ratings, huma
 from scorers.likelihood import likelihood_scores
 from solvers.judge import sample_prompts
 from solvers.likelihood import score_likelihood
+from solvers.logprob_scoring import (
+    DEFAULT_MIN_MASS,
+    RATING_SCORINGS,
+    RatingScoring,
+    check_logprobs_provider,
+    logprob_prompts,
+    max_tokens_for,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -86,10 +94,23 @@ def adherence_task(
     repeats: int,
     temperature: float,
     metadata: Mapping[str, Any],
+    scoring: RatingScoring = "sample",
+    min_mass: float = DEFAULT_MIN_MASS,
 ) -> Task:
-    """Assemble one dataset under one setting: samples, the judge (prompts or likelihood), the agreement metric."""
+    """Assemble one dataset under one setting: samples, the judge (prompts or likelihood), the agreement metric.
+
+    Prompted settings read the judge's answers by ``scoring``: ``sample`` parses ``repeats`` answers per
+    question, ``logprobs`` reads one answer's top log-probabilities. ``setting=perplexity`` is scored by
+    likelihood and takes no ``scoring``.
+    """
     if setting not in SETTINGS:
         raise OptionError(f"unknown setting {setting!r}; choose from {list(SETTINGS)}")
+    if scoring not in RATING_SCORINGS:
+        raise OptionError(f"unknown scoring {scoring!r}; choose from {list(RATING_SCORINGS)}")
+    if scoring == "logprobs" and setting == "perplexity":
+        raise OptionError("setting=perplexity is scored by likelihood; scoring=logprobs applies to prompted settings")
+    if scoring == "logprobs":
+        check_logprobs_provider()
     all_criteria, document = load_criteria(folder)
     chosen = choose_criteria(all_criteria, names_option(criteria), str(folder))
     if not (folder / ITEMS_FILE).is_file():
@@ -111,8 +132,13 @@ def adherence_task(
             criterion: ReadAnswer(key, by_key[key].low, by_key[key].high, by_key[key].binary)
             for criterion, key in answered_by.items()
         }
-        solver = sample_prompts(_prompts(questions, task_description), repeats=repeats, temperature=temperature)
-        scorer = criterion_ratings(readers)
+        if scoring == "logprobs":
+            solver = logprob_prompts(
+                _prompts(questions, task_description), _logprob_tokens(questions), temperature=temperature
+            )
+        else:
+            solver = sample_prompts(_prompts(questions, task_description), repeats=repeats, temperature=temperature)
+        scorer = criterion_ratings(readers, scoring, min_mass)
         asked = {"questions": {question.key: question.ask for question in questions}, "answered_by": answered_by}
     specs = [CriterionSpec(c.name, c.group, expected_sign(setting, c)) for c in chosen]
     return Task(
@@ -125,9 +151,11 @@ def adherence_task(
         metadata={
             **metadata,
             "setting": setting,
+            "scoring": "likelihood" if setting == "perplexity" else scoring,
+            **({"min_mass": min_mass} if scoring == "logprobs" else {}),
             "n_items": len(items),
             "seed": seed,
-            "repeats": repeats,
+            "repeats": 1 if scoring == "logprobs" else repeats,
             "temperature": temperature,
             "criteria": {
                 c.name: {
@@ -146,6 +174,17 @@ def adherence_task(
     )
 
 
+def _logprob_tokens(questions: Sequence[Question]) -> int:
+    """Tokens to generate so that every question's answer can be read: a yes/no needs two, a rating its digits."""
+    for question in questions:
+        if not question.binary and not (question.low.is_integer() and question.high.is_integer()):
+            raise OptionError(
+                f"scoring=logprobs reads whole-number ratings; {question.key} scores on "
+                f"{question.low:g}-{question.high:g}. Use scoring=sample."
+            )
+    return max(2 if question.binary else max_tokens_for(int(question.high)) for question in questions)
+
+
 def _dataset_task(dataset: AdherenceDataset):
     def dataset_task(
         setting: Setting = "rubric",
@@ -155,6 +194,8 @@ def _dataset_task(dataset: AdherenceDataset):
         seed: int = 0,
         repeats: int = 1,
         temperature: float = 0.0,
+        scoring: RatingScoring = "sample",
+        min_mass: float = DEFAULT_MIN_MASS,
     ) -> Task:
         folder = Path(data_dir).expanduser() if data_dir else public_folder(dataset)
         return adherence_task(
@@ -167,6 +208,8 @@ def _dataset_task(dataset: AdherenceDataset):
             repeats,
             temperature,
             {"source": str(data_dir) if data_dir else "public source", "description": dataset.description},
+            scoring,
+            min_mass,
         )
 
     dataset_task.__name__ = dataset.name
@@ -181,6 +224,9 @@ def _dataset_task(dataset: AdherenceDataset):
         "    seed: seed of that draw\n"
         "    repeats: answers per question, averaged (default 1)\n"
         "    temperature: judge temperature (default 0)\n"
+        "    scoring: for the prompted settings, 'sample' (repeats answers parsed and averaged, default) or\n"
+        "        'logprobs' (one answer, the expected rating over its top log-probabilities; P(yes) for yes/no)\n"
+        f"    min_mass: with scoring=logprobs, the least probability on valid answers (default {DEFAULT_MIN_MASS})\n"
     )
     return task(name=dataset.name)(dataset_task)
 
@@ -205,14 +251,18 @@ def custom(
     seed: int = 0,
     repeats: int = 1,
     temperature: float = 0.0,
+    scoring: RatingScoring = "sample",
+    min_mass: float = DEFAULT_MIN_MASS,
 ) -> Task:
     """Instruction adherence on your own human-annotated data.
 
     Args:
         data_dir: folder with criteria.json and items.jsonl in the layout of the bundled datasets
-        setting, criteria, n, seed, repeats, temperature: as for the paper datasets
+        setting, criteria, n, seed, repeats, temperature, scoring, min_mass: as for the paper datasets
     """
     folder = Path(data_dir).expanduser()
     if not folder.is_dir():
         raise OptionError(f"data_dir {folder} is not a folder")
-    return adherence_task("custom", folder, setting, criteria, n, seed, repeats, temperature, {"source": str(folder)})
+    return adherence_task(
+        "custom", folder, setting, criteria, n, seed, repeats, temperature, {"source": str(folder)}, scoring, min_mass
+    )

@@ -35,11 +35,12 @@ from scorers.discernment import Combination
 from scorers.likelihood import likelihood_scores
 from solvers.geval import rate_criteria
 from solvers.likelihood import score_likelihood
+from solvers.logprob_scoring import DEFAULT_MIN_MASS, check_logprobs_provider
 
 logger = logging.getLogger(__name__)
 
-Scoring = Literal["sample", "perplexity"]
-SCORINGS: tuple[Scoring, ...] = ("sample", "perplexity")
+Scoring = Literal["sample", "logprobs", "perplexity"]
+SCORINGS: tuple[Scoring, ...] = ("sample", "logprobs", "perplexity")
 LIKELIHOOD = "likelihood"
 """The one "metric" of ``scoring=perplexity``: the judge's mean token log-likelihood of the text."""
 
@@ -154,10 +155,13 @@ def dhp_task(
     combine: Combination,
     metadata: Mapping[str, Any],
     scoring: Scoring = "sample",
+    min_mass: float = DEFAULT_MIN_MASS,
 ) -> Task:
     """Assemble a DHP task from items and their variants: samples, the judge, the discernment metric.
 
-    ``scoring="sample"`` rates each text with G-Eval prompts per metric; ``scoring="perplexity"``
+    ``scoring="sample"`` rates each text with G-Eval prompts per metric, ``repeats`` answers averaged;
+    ``scoring="logprobs"`` asks the same prompts once and takes the expected rating over the top
+    log-probabilities of the answer (a parse failure below ``min_mass``); ``scoring="perplexity"``
     scores it by the judge's mean token log-likelihood given its context, with no prompt (one
     "metric", ``likelihood``; expert weights do not apply).
     """
@@ -165,6 +169,8 @@ def dhp_task(
         raise OptionError(f"unknown scoring {scoring!r}; choose from {list(SCORINGS)}")
     if combine not in get_args(Combination):
         raise OptionError(f"unknown combine {combine!r}; choose from {list(get_args(Combination))}")
+    if scoring == "logprobs":
+        check_logprobs_provider()
     if scoring == "perplexity":
         return _task(
             name,
@@ -196,8 +202,8 @@ def dhp_task(
         items,
         variants,
         chosen,
-        rate_criteria(kind.prompt, criteria, repeats=repeats, temperature=temperature),
-        mean_ratings(),
+        rate_criteria(kind.prompt, criteria, repeats=repeats, temperature=temperature, scoring=scoring),
+        mean_ratings(min_mass),
         metric_names,
         weights,
         combine,
@@ -206,8 +212,9 @@ def dhp_task(
             "kind": kind.name,
             "seed": seed,
             "scoring": scoring,
-            "repeats": repeats,
+            "repeats": 1 if scoring == "logprobs" else repeats,
             "temperature": temperature,
+            **({"min_mass": min_mass} if scoring == "logprobs" else {}),
         },
     )
 
@@ -306,6 +313,7 @@ def paper_dataset_task(
     combine: Combination,
     suite: str | None = None,
     scoring: Scoring = "sample",
+    min_mass: float = DEFAULT_MIN_MASS,
 ) -> Task:
     names = requested_perturbations(perturbations)
     if suite is not None:
@@ -338,6 +346,7 @@ def paper_dataset_task(
         combine=combine,
         metadata={**metadata, "description": dataset.description, "n_items": len(items)},
         scoring=scoring,
+        min_mass=min_mass,
     )
 
 
@@ -355,9 +364,21 @@ def _dataset_task(dataset_name: str):
         combine: Combination = "hmp",
         suite: str | None = None,
         scoring: Scoring = "sample",
+        min_mass: float = DEFAULT_MIN_MASS,
     ) -> Task:
         return paper_dataset_task(
-            dataset, data_dir, n, seed, perturbations, repeats, temperature, expert_weights, combine, suite, scoring
+            dataset,
+            data_dir,
+            n,
+            seed,
+            perturbations,
+            repeats,
+            temperature,
+            expert_weights,
+            combine,
+            suite,
+            scoring,
+            min_mass,
         )
 
     dataset_task.__name__ = dataset_name
@@ -377,8 +398,11 @@ def _dataset_task(dataset_name: str):
         "        formula) or 'wilson'\n"
         "    suite: suite file from dhp-build; its texts are judged as they are (data_dir, n and seed\n"
         "        are then unused)\n"
-        "    scoring: 'sample' (G-Eval ratings, default) or 'perplexity' (the judge's mean token\n"
-        "        log-likelihood of each text given its context, no prompt)\n"
+        "    scoring: 'sample' (G-Eval ratings, repeats answers averaged; default), 'logprobs' (one answer\n"
+        "        per metric, the expected rating over its top log-probabilities) or 'perplexity' (the judge's\n"
+        "        mean token log-likelihood of each text given its context, no prompt)\n"
+        f"    min_mass: with scoring=logprobs, the least probability on on-scale ratings for a rating to\n"
+        f"        count (default {DEFAULT_MIN_MASS}); below it the answer is a parse failure\n"
     )
     return task(name=dataset_name)(dataset_task)
 
@@ -423,6 +447,7 @@ def custom(
     expert_weights: str | None = None,
     combine: Combination = "hmp",
     scoring: Scoring = "sample",
+    min_mass: float = DEFAULT_MIN_MASS,
 ) -> Task:
     """DHP discernment on your own reference texts.
 
@@ -432,7 +457,8 @@ def custom(
             summarization, story, qa or translation
         metrics: comma-separated subset of the kind's metrics (default: all)
         n: number of texts to draw (default: all)
-        seed, perturbations, repeats, temperature, expert_weights, combine, scoring: as for the paper datasets
+        seed, perturbations, repeats, temperature, expert_weights, combine, scoring, min_mass: as for the paper
+            datasets
     """
     if kind not in TEXT_KINDS:
         raise OptionError(f"unknown kind {kind!r}; choose from {sorted(TEXT_KINDS)}")
@@ -453,4 +479,5 @@ def custom(
         combine=combine,
         metadata={"source": str(data), "n_items": len(items), "n_eligible": len(pool)},
         scoring=scoring,
+        min_mass=min_mass,
     )

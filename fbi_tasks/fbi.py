@@ -30,6 +30,14 @@ from fbi_tasks.prompts import (
 from judge_data import OptionError, names_option
 from scorers.fbi import Paradigm, blind_spot_judgments, blind_spot_rates
 from solvers.judge import answer_prompts
+from solvers.logprob_scoring import (
+    DEFAULT_MIN_MASS,
+    RATING_SCORINGS,
+    RatingScoring,
+    check_logprobs_provider,
+    logprob_prompts,
+    max_tokens_for,
+)
 
 FBI_TASK_VERSION = 1
 """inspect's task version of the three FBI tasks: bump it whenever prompts, parsing or statistics change, so
@@ -60,24 +68,31 @@ def _sample(item: FbiItem) -> Sample:
     )
 
 
-def judge_prompts(paradigm: Paradigm, strategy: str, scale: int, meta: Mapping[str, Any]) -> dict[str, str]:
-    """The named prompts that judge one item (its sample metadata) under a paradigm and strategy."""
+def judge_prompts(
+    paradigm: Paradigm, strategy: str, scale: int, meta: Mapping[str, Any], rating_only: bool = False
+) -> dict[str, str]:
+    """The named prompts that judge one item (its sample metadata) under a paradigm and strategy.
+
+    ``rating_only`` asks single and reference judges for the rating alone (``scoring=logprobs`` reads it
+    from the first generated tokens).
+    """
     axis = AXES[meta["axis_ability"]]
     if paradigm == "single":
         return {
-            name: single_prompt(strategy, meta["question"], meta[name], scale, axis) for name in ("gold", "perturbed")
+            name: single_prompt(strategy, meta["question"], meta[name], scale, axis, rating_only)
+            for name in ("gold", "perturbed")
         }
     if paradigm == "pairwise":
         return {
             "gold_first": pairwise_prompt(strategy, meta["question"], meta["gold"], meta["perturbed"], axis),
             "gold_second": pairwise_prompt(strategy, meta["question"], meta["perturbed"], meta["gold"], axis),
         }
-    return {"perturbed": reference_prompt(meta["question"], meta["gold"], meta["perturbed"], scale)}
+    return {"perturbed": reference_prompt(meta["question"], meta["gold"], meta["perturbed"], scale, rating_only)}
 
 
-def _prompts(paradigm: Paradigm, strategy: str, scale: int):
+def _prompts(paradigm: Paradigm, strategy: str, scale: int, rating_only: bool = False):
     def build(state: TaskState) -> Mapping[str, str]:
-        return judge_prompts(paradigm, strategy, scale, state.metadata)
+        return judge_prompts(paradigm, strategy, scale, state.metadata, rating_only)
 
     return build
 
@@ -95,10 +110,24 @@ def fbi_task(
     temperature: float,
     hub_revision: str | None = None,
     keep_identical: bool = False,
+    scoring: RatingScoring = "sample",
+    min_mass: float = DEFAULT_MIN_MASS,
 ) -> Task:
-    """Assemble one FBI strategy: items, the judge prompts, the failure-rate metric."""
+    """Assemble one FBI strategy: items, the judge prompts, the failure-rate metric.
+
+    ``scoring="logprobs"`` (single and reference) asks each strategy's prompt with a request for the bare
+    rating instead of an explanation followed by ``Rating: [[n]]``, since a score read from
+    log-probabilities must be the first thing the judge writes; the explanation check then has nothing
+    to check.
+    """
     if strategy not in STRATEGIES[paradigm]:
         raise OptionError(f"unknown {paradigm} strategy {strategy!r}; choose from {list(STRATEGIES[paradigm])}")
+    if scoring not in RATING_SCORINGS:
+        raise OptionError(f"unknown scoring {scoring!r}; choose from {list(RATING_SCORINGS)}")
+    if scoring == "logprobs" and paradigm == "pairwise":
+        raise OptionError("scoring=logprobs reads ratings; pairwise verdicts are only sampled")
+    if scoring == "logprobs":
+        check_logprobs_provider()
     scale = scale or DEFAULT_SCALE.get(strategy, 10)
     if strategy in ("rubric", "axis_rubric") and scale not in (3, 5):
         raise OptionError(f"{strategy} scores on 1-3 or 1-5 (the paper's two rubric ranges), not 1-{scale}")
@@ -114,10 +143,16 @@ def fbi_task(
         hub_revision,
         keep_identical,
     )
+    if scoring == "logprobs":
+        solver = logprob_prompts(_prompts(paradigm, strategy, scale, True), max_tokens_for(scale), temperature)
+        check_prompt = None
+    else:
+        solver = answer_prompts(_prompts(paradigm, strategy, scale), temperature=temperature)
+        check_prompt = explanation_check_prompt if strategy in EXPLAINED else None
     return Task(
         dataset=MemoryDataset([_sample(item) for item in selection.items], name=f"fbi_{paradigm}"),
-        solver=answer_prompts(_prompts(paradigm, strategy, scale), temperature=temperature),
-        scorer=blind_spot_judgments(paradigm, scale, explanation_check_prompt if strategy in EXPLAINED else None),
+        solver=solver,
+        scorer=blind_spot_judgments(paradigm, scale, check_prompt, scoring, min_mass),
         metrics=[blind_spot_rates(paradigm)],
         name=f"fbi_{paradigm}_{strategy}",
         version=FBI_TASK_VERSION,
@@ -125,6 +160,8 @@ def fbi_task(
             "task_version": FBI_TASK_VERSION,
             "paradigm": paradigm,
             "strategy": strategy,
+            "scoring": scoring,
+            **({"min_mass": min_mass, "prompt": "rating only, no explanation"} if scoring == "logprobs" else {}),
             "scale": None if paradigm == "pairwise" else scale,
             "n_items": len(selection.items),
             "source": data_dir or (f"hub {hub_revision}" if hub_revision else "authors' release"),
@@ -147,6 +184,8 @@ def single(
     temperature: float = 0.0,
     hub_revision: str | None = None,
     keep_identical: bool = False,
+    scoring: RatingScoring = "sample",
+    min_mass: float = DEFAULT_MIN_MASS,
 ) -> Task:
     """FBI single-answer scoring: the gold and the perturbed answer are rated in separate calls.
 
@@ -164,6 +203,10 @@ def single(
             archive
         keep_identical: keep the items of perturbed categories whose perturbed answer is identical to the gold one
             (left out by default: no judge can penalise them)
+        scoring: 'sample' (the rating parsed from the answer, default) or 'logprobs' (the expected rating over
+            the top log-probabilities of a bare-number answer: the strategy's prompt asks for the rating only,
+            with no explanation)
+        min_mass: with scoring=logprobs, the least probability on on-scale ratings for a rating to count
     """
     return fbi_task(
         "single",
@@ -178,6 +221,8 @@ def single(
         temperature,
         hub_revision,
         keep_identical,
+        scoring,
+        min_mass,
     )
 
 
@@ -230,6 +275,8 @@ def reference(
     temperature: float = 0.0,
     hub_revision: str | None = None,
     keep_identical: bool = False,
+    scoring: RatingScoring = "sample",
+    min_mass: float = DEFAULT_MIN_MASS,
 ) -> Task:
     """FBI reference-guided scoring: the gold answer is the reference, the perturbed answer is rated.
 
@@ -237,7 +284,7 @@ def reference(
         strategy: reference
         scale: top of the score range (default 10); a failure is the perturbed answer getting it
         data_dir, abilities, categories, per_category, seed, include_extra, temperature, hub_revision,
-            keep_identical: as for fbi_tasks/single
+            keep_identical, scoring, min_mass: as for fbi_tasks/single
     """
     return fbi_task(
         "reference",
@@ -252,4 +299,6 @@ def reference(
         temperature,
         hub_revision,
         keep_identical,
+        scoring,
+        min_mass,
     )

@@ -1,7 +1,10 @@
 """Judge prompts for FBI's eleven strategies (Doddapaneni et al., EMNLP 2024, Section 4), written for this project.
 
 Single-answer strategies ask for ``Rating: [[n]]``, pairwise ones for ``[[A]]``, ``[[B]]`` or ``[[C]]``
-(tie); strategies with an explanation ask for it before the verdict.
+(tie); strategies with an explanation ask for it before the verdict. With ``rating_only`` (used by
+``scoring=logprobs``, which can only read a score that is the first thing the judge writes) the
+single-answer and reference prompts keep everything they show the judge but ask for the bare number
+and no explanation.
 """
 
 from __future__ import annotations
@@ -138,8 +141,13 @@ def _axis_text(axis: Axis) -> str:
     return f"Evaluate only along this axis. {axis.name}: {axis.question}"
 
 
-def single_prompt(strategy: str, question: str, answer: str, scale: int, axis: Axis) -> str:
-    """A prompt that rates one answer to ``question``."""
+def rating_only_request(scale: int) -> str:
+    """The closing request of ``rating_only`` prompts: the bare number, nothing before it."""
+    return f"Reply with the rating only: one whole number from 1 (worst) to {scale} (best), with no other text."
+
+
+def single_prompt(strategy: str, question: str, answer: str, scale: int, axis: Axis, rating_only: bool = False) -> str:
+    """A prompt that rates one answer to ``question`` (asking for the bare number with ``rating_only``)."""
     if strategy not in SINGLE_STRATEGIES:
         raise ValueError(f"unknown single-answer strategy {strategy!r}; choose from {SINGLE_STRATEGIES}")
     parts = [
@@ -152,7 +160,9 @@ def single_prompt(strategy: str, question: str, answer: str, scale: int, axis: A
     if strategy in ("rubric", "axis_rubric"):
         parts.append(f"Score with this rubric:\n{_levels(scale, axis if strategy == 'axis_rubric' else None)}")
     rating = f"Rating: [[n]], where n is a whole number from 1 (worst) to {scale} (best)"
-    if strategy == "vanilla_star":
+    if rating_only:
+        parts.append(rating_only_request(scale))
+    elif strategy == "vanilla_star":
         parts.append(f"Reply with the rating only, in exactly this form: {rating}.")
     else:
         parts.append(f"First explain your assessment in a few sentences. Then end with {rating}.")
@@ -181,8 +191,15 @@ def pairwise_prompt(strategy: str, question: str, answer_a: str, answer_b: str, 
     return "\n\n".join(parts)
 
 
-def reference_prompt(question: str, reference: str, answer: str, scale: int) -> str:
-    """A prompt that rates an answer against a reference answer."""
+def reference_prompt(question: str, reference: str, answer: str, scale: int, rating_only: bool = False) -> str:
+    """A prompt that rates an answer against a reference answer (asking for the bare number with ``rating_only``)."""
+    top_only = f"give {scale} only to an answer with no flaw"
+    request = (
+        f"{rating_only_request(scale)} As a rule, {top_only}."
+        if rating_only
+        else f"First explain your assessment in a few sentences. Then end with Rating: [[n]], where n is a whole "
+        f"number from 1 (worst) to {scale} (best); {top_only}."
+    )
     return "\n\n".join(
         [
             "You are judging an AI assistant's answer to a user's request, using a reference answer that is known "
@@ -191,8 +208,7 @@ def reference_prompt(question: str, reference: str, answer: str, scale: int) -> 
             f"[Reference answer]\n{reference}",
             f"[Answer to judge]\n{answer}",
             "Compare the answer with the reference. Identify any mistake, omission or deviation from the request.",
-            f"First explain your assessment in a few sentences. Then end with Rating: [[n]], where n is a whole "
-            f"number from 1 (worst) to {scale} (best); give {scale} only to an answer with no flaw.",
+            request,
         ]
     )
 

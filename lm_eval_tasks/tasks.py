@@ -16,7 +16,7 @@ from adherence_tasks.datasets import DATASETS as ADHERENCE_DATASETS
 from adherence_tasks.prompts import SETTINGS as ADHERENCE_SETTINGS
 from adherence_tasks.sources import criteria_file
 from dhp_tasks.datasets import DATASETS as DHP_DATASETS
-from dhp_tasks.dhp import DHP_TASK_VERSION, LIKELIHOOD, SCORINGS
+from dhp_tasks.dhp import DHP_TASK_VERSION, LIKELIHOOD
 from dhp_tasks.prompts import TEXT_KINDS
 from dhp_tasks.suite import all_perturbations
 from fbi_tasks.data import ABILITIES, CATEGORIES, SCORE_INVARIANT
@@ -49,6 +49,11 @@ class LmEvalTask:
     @property
     def output_type(self) -> OutputType:
         return "loglikelihood" if self.setting == "perplexity" else "generate_until"
+
+
+LM_EVAL_SCORINGS = ("sample", "perplexity")
+"""DHP scoring modes lm-eval can run: sampled ratings and native loglikelihood requests. ``logprobs`` needs
+the top log-probabilities of generated tokens, which lm-eval's generate_until requests do not return."""
 
 
 def _dhp_metrics(dataset: str, scoring: str) -> tuple[str, ...]:
@@ -100,7 +105,7 @@ def _adherence_metrics(dataset: str) -> tuple[str, ...]:
 def _build_table() -> dict[str, LmEvalTask]:
     tasks: list[LmEvalTask] = []
     for dataset in DHP_DATASETS:
-        for scoring in SCORINGS:
+        for scoring in LM_EVAL_SCORINGS:
             suffix = "" if scoring == "sample" else f"_{scoring}"
             group = "dhp" if scoring == "sample" else f"dhp_{scoring}"
             metrics = _dhp_metrics(dataset, scoring)

@@ -15,11 +15,22 @@ from inspect_ai.solver import TaskState
 from scorers.correlation import CONSTANT_JUDGE, CriterionScores, agreement_report, undefined_reasons
 from scorers.values import as_float
 from solvers.judge import SAMPLES_STORE_KEY
+from solvers.logprob_scoring import (
+    DEFAULT_MIN_MASS,
+    LOGPROBS_STORE_KEY,
+    LogprobRating,
+    RatingScoring,
+    rating_details,
+    stored_rating,
+)
 from solvers.score_parsing import parse_rating, parse_yes_no
 
 logger = logging.getLogger(__name__)
 
 PARSE_FAILURES = "parse_failures"
+
+MASS_KEY = "mass/{}"
+"""Score-value key (``scoring=logprobs``): the probability the judge put on valid answers to a question."""
 
 
 @dataclass(frozen=True)
@@ -37,19 +48,30 @@ class ReadAnswer:
             return None if verdict is None else float(verdict)
         return parse_rating(answer, self.low, self.high)
 
+    def read_logprobs(self, entry: Mapping, min_mass: float) -> LogprobRating:
+        """The expected rating (or ``P(yes)``) of one answer stored with its top log-probabilities."""
+        return stored_rating(entry, self.low, self.high, self.binary, min_mass)
+
 
 @scorer(metrics=[])
-def criterion_ratings(readers: Mapping[str, ReadAnswer]) -> Scorer:
+def criterion_ratings(
+    readers: Mapping[str, ReadAnswer], scoring: RatingScoring = "sample", min_mass: float = DEFAULT_MIN_MASS
+) -> Scorer:
     """Score an item with ``{criterion: mean parsed answer}`` and the number of unparsable answers.
 
     ``readers`` maps each criterion to the question whose answers it is compared with (in the generic
     setting several criteria share one question). A criterion whose answers all failed to parse is NaN.
+    With ``scoring="logprobs"`` each question's one answer is read from its top log-probabilities: the
+    expected rating, or ``P(yes) / (P(yes) + P(no))`` for yes/no questions; below ``min_mass`` on valid
+    answers it is a parse failure, and the mass is kept as ``mass/<question>``.
     """
 
     async def score(state: TaskState, target: Target) -> Score:
+        if scoring == "logprobs":
+            return _logprob_score(state, readers, min_mass)
         answers: Mapping[str, Sequence[str]] = state.store.get(SAMPLES_STORE_KEY) or {}
         value, parsed = criterion_value(readers, answers)
-        return Score(value=value, answer=state.output.completion, metadata={"parsed": parsed})
+        return Score(value=value, answer=state.output.completion, metadata={"scoring": "sample", "parsed": parsed})
 
     return score
 
@@ -65,6 +87,23 @@ def criterion_value(
         value[criterion] = float(np.mean(numbers)) if numbers else math.nan
     value[PARSE_FAILURES] = float(sum(number is None for numbers in parsed.values() for number in numbers))
     return value, parsed
+
+
+def _logprob_score(state: TaskState, readers: Mapping[str, ReadAnswer], min_mass: float) -> Score:
+    stored: Mapping[str, Mapping] = state.store.get(LOGPROBS_STORE_KEY) or {}
+    ratings = {key: reader.read_logprobs(stored.get(key, {}), min_mass) for key, reader in _questions(readers)}
+    value: dict[str, float] = {
+        criterion: math.nan if ratings[reader.question].score is None else ratings[reader.question].score
+        for criterion, reader in readers.items()
+    }
+    value[PARSE_FAILURES] = float(sum(rating.failed for rating in ratings.values()))
+    value.update({MASS_KEY.format(key): rating.mass for key, rating in ratings.items()})
+    details = {key: {"answer": stored.get(key, {}).get("answer"), **rating_details(r)} for key, r in ratings.items()}
+    return Score(
+        value=value,
+        answer=state.output.completion,
+        metadata={"scoring": "logprobs", "min_mass": min_mass, "parsed": details},
+    )
 
 
 def _questions(readers: Mapping[str, ReadAnswer]) -> list[tuple[str, ReadAnswer]]:

@@ -19,6 +19,7 @@ from inspect_ai.solver import TaskState
 from scorers.discernment import Combination, ScoreRecord, discernment_report
 from scorers.values import as_float, headlines_first
 from solvers.geval import ANSWERS_STORE_KEY
+from solvers.logprob_scoring import DEFAULT_MIN_MASS, rating_details, stored_rating
 from solvers.score_parsing import parse_rating
 
 ANSWERS_KEY = "answers/{}"
@@ -29,6 +30,9 @@ FAILURES_KEY = "parse_failures/{}"
 
 HEADLINES = ("D_avg", "D_min", "D_avg_EW", "D_min_EW", "parse_failure_rate")
 """Shown first in inspect's results table; the per-perturbation details follow."""
+
+MASS_KEY = "mass/{}"
+"""Score-value key (``scoring=logprobs``): the probability the judge put on on-scale ratings for a metric."""
 
 
 @metric
@@ -99,20 +103,27 @@ def _rate(failures: float, answers: float) -> float:
 
 
 @scorer(metrics=[])
-def mean_ratings() -> Scorer:
+def mean_ratings(min_mass: float = DEFAULT_MIN_MASS) -> Scorer:
     """Parse the judge's stored answers and score a sample with numbers only, per metric:
 
     ``<metric>`` (mean parsed rating, NaN where no answer parsed), ``answers/<metric>`` and
     ``parse_failures/<metric>``. Unparsable answers are counted and left out of the mean, never
     guessed. The metadata keeps every raw answer beside its parsed value for inspection.
+
+    Answers stored with ``scoring="logprobs"`` are read as expected ratings over their top
+    log-probabilities instead; one answer per metric, a parse failure when less than ``min_mass``
+    of the probability is on on-scale ratings, and that probability as ``mass/<metric>``.
     """
 
     async def score(state: TaskState, target: Target) -> Score:
         stored = state.store.get(ANSWERS_STORE_KEY)
         if not stored:
             raise ValueError(f"sample {state.sample_id} has no judge answers in its store ({ANSWERS_STORE_KEY!r})")
-        value, ratings = rating_value(stored["answers"], stored["low"], stored["high"])
-        return Score(value=value, answer=state.output.completion, metadata={"ratings": ratings})
+        low, high = stored["low"], stored["high"]
+        if stored.get("scoring") == "logprobs":
+            return _logprob_score(state, stored["logprobs"], low, high, min_mass)
+        value, ratings = rating_value(stored["answers"], low, high)
+        return Score(value=value, answer=state.output.completion, metadata={"scoring": "sample", "ratings": ratings})
 
     return score
 
@@ -133,3 +144,18 @@ def rating_value(
         value[ANSWERS_KEY.format(name)] = float(len(rating["answers"]))
         value[FAILURES_KEY.format(name)] = float(sum(score is None for score in rating["scores"]))
     return value, ratings
+
+
+def _logprob_score(state: TaskState, stored: Mapping[str, Mapping], low: int, high: int, min_mass: float) -> Score:
+    ratings = {name: stored_rating(entry, low, high, min_mass=min_mass) for name, entry in stored.items()}
+    value: dict[str, float] = {name: math.nan if r.score is None else r.score for name, r in ratings.items()}
+    for name, rating in ratings.items():
+        value[ANSWERS_KEY.format(name)] = 1.0
+        value[FAILURES_KEY.format(name)] = float(rating.failed)
+        value[MASS_KEY.format(name)] = rating.mass
+    details = {name: {"answer": stored[name]["answer"], **rating_details(r)} for name, r in ratings.items()}
+    return Score(
+        value=value,
+        answer=state.output.completion,
+        metadata={"scoring": "logprobs", "min_mass": min_mass, "ratings": details},
+    )

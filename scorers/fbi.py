@@ -33,6 +33,13 @@ from scorers.blind_spots import (
 )
 from scorers.values import as_float, headlines_first
 from solvers.judge import ANSWERS_STORE_KEY
+from solvers.logprob_scoring import (
+    DEFAULT_MIN_MASS,
+    LOGPROBS_STORE_KEY,
+    RatingScoring,
+    rating_details,
+    stored_rating,
+)
 from solvers.score_parsing import parse_rating, parse_verdict, parse_yes_no
 
 Paradigm = Literal["single", "pairwise", "reference"]
@@ -64,15 +71,25 @@ def _nan_if_none(value: float | None) -> float:
 
 
 def judgments(
-    paradigm: Paradigm, answers: Mapping[str, str], scale: int, invariant: bool
+    paradigm: Paradigm,
+    answers: Mapping[str, str],
+    scale: int,
+    invariant: bool,
+    ratings: Mapping[str, float | None] | None = None,
 ) -> tuple[dict[str, float], dict[str, Any]]:
     """Per-item score values and the parsed details, for one paradigm.
 
-    ``parsed["rated_equal"]`` names the judgments in which the judge rated the perturbed answer as good as
-    the gold one (paper 5.3): equal scores, a pairwise tie, or the top score against the reference.
+    ``ratings``, when given, are the single or reference ratings already read (from log-probabilities);
+    otherwise they are parsed from ``answers``. ``parsed["rated_equal"]`` names the judgments in which the
+    judge rated the perturbed answer as good as the gold one (paper 5.3): equal scores, a pairwise tie, or
+    the top score against the reference.
     """
+
+    def rating(name: str) -> float | None:
+        return ratings.get(name) if ratings is not None else parse_rating(answers.get(name, ""), 1, scale)
+
     if paradigm == "single":
-        gold, perturbed = (parse_rating(answers.get(name, ""), 1, scale) for name in ("gold", "perturbed"))
+        gold, perturbed = (rating(name) for name in ("gold", "perturbed"))
         value = {
             "gold_score": _nan_if_none(gold),
             "perturbed_score": _nan_if_none(perturbed),
@@ -82,7 +99,7 @@ def judgments(
         unparsed = [name for name in ("gold", "perturbed") if parsed[name] is None]
         rated_equal = ["perturbed"] if gold is not None and perturbed == gold else []
     elif paradigm == "reference":
-        perturbed = parse_rating(answers.get("perturbed", ""), 1, scale)
+        perturbed = rating("perturbed")
         value = {"perturbed_score": _nan_if_none(perturbed), "failure": reference_failure(perturbed, scale, invariant)}
         parsed = {"perturbed": perturbed}
         unparsed = ["perturbed"] if perturbed is None else []
@@ -119,8 +136,18 @@ CheckPrompt = Callable[[str, Sequence[tuple[str, str]], str, str], str]
 
 
 @scorer(metrics=[])
-def blind_spot_judgments(paradigm: Paradigm, scale: int, check_prompt: CheckPrompt | None = None) -> Scorer:
+def blind_spot_judgments(
+    paradigm: Paradigm,
+    scale: int,
+    check_prompt: CheckPrompt | None = None,
+    scoring: RatingScoring = "sample",
+    min_mass: float = DEFAULT_MIN_MASS,
+) -> Scorer:
     """Parse the judge's answers for one item into failure flags (NaN where unparsable).
+
+    With ``scoring="logprobs"`` (single and reference) each rating is the expected value over the top
+    log-probabilities of the judge's one-number answer, a parse failure below ``min_mass``; the mass per
+    judgment is kept as ``mass_<name>``.
 
     With a ``check_prompt`` (strategies whose judge explains itself) and the ``explanation_checker``
     model role bound, the explanation of every judgment that rated a perturbed answer as good as the gold
@@ -130,9 +157,20 @@ def blind_spot_judgments(paradigm: Paradigm, scale: int, check_prompt: CheckProm
     check_config = GenerateConfig(temperature=0.0)
 
     async def score(state: TaskState, target: Target) -> Score:
-        answers: dict[str, str] = state.store.get(ANSWERS_STORE_KEY) or {}
         invariant = bool(state.metadata["invariant"])
-        value, parsed = judgments(paradigm, answers, scale, invariant)
+        logprob_ratings = {}
+        if scoring == "logprobs":
+            stored: dict[str, Mapping[str, Any]] = state.store.get(LOGPROBS_STORE_KEY) or {}
+            answers = {name: entry.get("answer", "") for name, entry in stored.items()}
+            logprob_ratings = {
+                name: stored_rating(entry, 1, scale, min_mass=min_mass) for name, entry in stored.items()
+            }
+            ratings = {name: rating.score for name, rating in logprob_ratings.items()}
+            value, parsed = judgments(paradigm, answers, scale, invariant, ratings)
+            value.update({f"mass_{name}": rating.mass for name, rating in logprob_ratings.items()})
+        else:
+            answers = state.store.get(ANSWERS_STORE_KEY) or {}
+            value, parsed = judgments(paradigm, answers, scale, invariant)
         checks: dict[str, bool | None] = {}
         if check_prompt and not invariant and EXPLANATION_CHECKER_ROLE in model_roles():
             checker = get_model(role=EXPLANATION_CHECKER_ROLE)
@@ -156,7 +194,13 @@ def blind_spot_judgments(paradigm: Paradigm, scale: int, check_prompt: CheckProm
         return Score(
             value=value,
             answer=state.output.completion,
-            metadata={"answers": answers, "parsed": parsed, "explanation_checks": checks},
+            metadata={
+                "scoring": scoring,
+                "answers": answers,
+                "parsed": parsed,
+                "explanation_checks": checks,
+                **({"logprobs": {n: rating_details(r) for n, r in logprob_ratings.items()}} if logprob_ratings else {}),
+            },
         )
 
     return score

@@ -10,6 +10,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from judge_data import OptionError
 from solvers.judge import ANSWERS_STORE_KEY, ask_prompts
+from solvers.logprob_scoring import RatingScoring, ask_logprobs, max_tokens_for
 
 
 @dataclass(frozen=True)
@@ -57,12 +58,14 @@ def rate_criteria(
     criteria: Sequence[Criterion],
     repeats: int = 5,
     temperature: float | None = 0.0,
+    scoring: RatingScoring = "sample",
 ) -> Solver:
     """Rate the sample's text (metadata ``response``, with optional ``context``) on every criterion.
 
     Each criterion is asked in its own prompt; the judged text is always shown alone, never beside
-    another variant. The raw answers and the score range go to the sample store under
-    ``judge_answers``; parsing them is the scorer's job.
+    another variant. The raw answers (``repeats`` per criterion), or with ``scoring="logprobs"`` one
+    short answer per criterion with its top log-probabilities, go to the sample store under
+    ``judge_answers`` with the score range; reading them is the scorer's job.
     """
     if repeats < 1:
         raise OptionError(f"repeats must be at least 1, got {repeats}")
@@ -73,8 +76,15 @@ def rate_criteria(
         text = state.metadata["response"]
         context = state.metadata.get("context")
         prompts = {criterion.name: prompt.render(criterion, text, context) for criterion in criteria}
-        answers = await ask_prompts(model, prompts, repeats, config)
-        state.store.set(ANSWERS_STORE_KEY, {"low": prompt.low, "high": prompt.high, "answers": answers})
+        if scoring == "logprobs":
+            stored = await ask_logprobs(model, prompts, max_tokens_for(prompt.high), config)
+            state.store.set(
+                ANSWERS_STORE_KEY, {"low": prompt.low, "high": prompt.high, "scoring": scoring, "logprobs": stored}
+            )
+            answers = {name: [entry["answer"]] for name, entry in stored.items()}
+        else:
+            answers = await ask_prompts(model, prompts, repeats, config)
+            state.store.set(ANSWERS_STORE_KEY, {"low": prompt.low, "high": prompt.high, "answers": answers})
         summary = "\n".join(f"{name}: {texts}" for name, texts in answers.items())
         state.output = ModelOutput.from_content(model=str(model), content=summary)
         return state

@@ -26,16 +26,40 @@ One request, a few generated tokens with their top log-probabilities; the rating
   probability of on-scale answers that could be resolved. The expectation is renormalised by it.
   When the mass is below ``min_mass`` the judge did not really answer with a number: the rating is a
   parse failure (``score is None``), counted like an unparsable sampled answer.
+- **Yes/no questions** (:func:`yes_no_rating`): the first non-whitespace position is read; tokens that
+  are ``yes`` or ``no`` in any case and with any surrounding whitespace count, and the score is
+  ``P(yes) / (P(yes) + P(no))``, with ``P(yes) + P(no)`` as the mass.
+
+The solver (:func:`logprob_prompts`) stores the generated positions with their top log-probabilities as
+plain dicts, so the scorer computes the rating and ``inspect score`` can recompute it (with another
+``min_mass``, say) without asking the judge again.
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from inspect_ai._util.error import PrerequisiteError
-from inspect_ai.model import ChatMessage, GenerateConfig, Logprob, Logprobs, Model, ModelOutput
+from inspect_ai.model import ChatMessage, GenerateConfig, Logprob, Logprobs, Model, ModelOutput, get_model
+from inspect_ai.model._model import active_model
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+RatingScoring = Literal["sample", "logprobs"]
+RATING_SCORINGS: tuple[RatingScoring, ...] = ("sample", "logprobs")
+"""How a prompted rating is read: `repeats` sampled answers parsed and averaged, or one answer's top logprobs."""
+
+LOGPROBS_STORE_KEY = "judge_logprobs"
+"""Where :func:`logprob_prompts` leaves ``{prompt name: {"answer": text, "logprobs": [position dicts]}}``."""
+
+NO_LOGPROBS_PROVIDERS = frozenset({"anthropic", "bedrock", "mistral", "mockllm", "none"})
+"""inspect providers whose APIs return no log-probabilities: ``scoring=logprobs`` is refused at task creation."""
+
+_YES_NO = {"yes": 1, "no": 0}
 
 DEFAULT_MIN_MASS = 0.1
 """Below this probability on resolved on-scale answers the rating counts as a parse failure."""
@@ -157,6 +181,73 @@ def expected_rating(
     return LogprobRating(score=score, mass=mass, unresolved_mass=unresolved, probabilities=probabilities)
 
 
+def yes_no_rating(logprobs: Logprobs | None, min_mass: float = DEFAULT_MIN_MASS) -> LogprobRating:
+    """``P(yes) / (P(yes) + P(no))`` at the first non-whitespace generated position (``probabilities``: 1 yes, 0 no).
+
+    A generated whitespace-only token moves the reading one position on, carrying its probability;
+    whitespace alternatives that were not generated are unresolved, as for numbers.
+    """
+    content = logprobs.content if logprobs is not None else []
+    probabilities = {1: 0.0, 0: 0.0}
+    unresolved = 0.0
+    carried = 1.0
+    for position in content:
+        moved_on = False
+        for text, probability, is_generated in _alternatives(position):
+            word = text.strip().lower()
+            if word in _YES_NO:
+                probabilities[_YES_NO[word]] += carried * probability
+            elif not word and is_generated:
+                moved_on = True
+                carried_next = carried * probability
+            elif not word:
+                unresolved += carried * probability
+        if not moved_on:
+            break
+        carried = carried_next
+    else:
+        unresolved += carried if content else 0.0
+    mass = probabilities[1] + probabilities[0]
+    score = probabilities[1] / mass if mass >= min_mass and mass > 0 else None
+    return LogprobRating(score=score, mass=mass, unresolved_mass=unresolved, probabilities=probabilities)
+
+
+def check_logprobs_provider() -> None:
+    """At task creation: refuse ``scoring=logprobs`` for a provider known to return no log-probabilities.
+
+    Other providers are checked on their first answer (:func:`generate_with_logprobs`).
+    """
+    model = active_model()
+    provider = str(model).split("/", 1)[0] if model is not None else None
+    if provider in NO_LOGPROBS_PROVIDERS:
+        raise PrerequisiteError(_no_logprobs_message(str(model)))
+
+
+def _no_logprobs_message(model: str) -> str:
+    return (
+        f"scoring=logprobs needs top log-probabilities, but {model} returns none. Use a provider that "
+        "returns them (vllm/, openai/, hf/, llama-cpp-python/, or an OpenAI-compatible server that "
+        "supports top_logprobs), or scoring=sample."
+    )
+
+
+async def generate_with_logprobs(
+    model: Model, prompt: str | list[ChatMessage], max_tokens: int, config: GenerateConfig | None = None
+) -> ModelOutput:
+    """One short answer with the top log-probabilities of each generated position.
+
+    ``config`` (the task's temperature, for instance) is merged under the settings this needs.
+    Raises ``PrerequisiteError`` when the provider returns no log-probabilities.
+    """
+    needed = GenerateConfig(max_tokens=max_tokens, logprobs=True, top_logprobs=TOP_LOGPROBS)
+    output = await model.generate(prompt, config=(config or GenerateConfig()).merge(needed))
+    logprobs = output.choices[0].logprobs if output.choices else None
+    no_top_logprobs = logprobs is not None and logprobs.content and not any(p.top_logprobs for p in logprobs.content)
+    if output.choices and (logprobs is None or no_top_logprobs):
+        raise PrerequisiteError(_no_logprobs_message(str(model)))
+    return output
+
+
 async def rate_by_logprobs(
     model: Model,
     prompt: str | list[ChatMessage],
@@ -167,17 +258,62 @@ async def rate_by_logprobs(
 ) -> tuple[LogprobRating, ModelOutput]:
     """Ask the judge once for a short answer with top log-probabilities; return its expected rating and the output.
 
-    ``config`` (the task's temperature, for instance) is merged under the settings this needs.
     Raises ``PrerequisiteError`` when the provider returns no log-probabilities.
     """
-    needed = GenerateConfig(max_tokens=max_tokens_for(high), logprobs=True, top_logprobs=TOP_LOGPROBS)
-    output = await model.generate(prompt, config=(config or GenerateConfig()).merge(needed))
-    logprobs = output.choices[0].logprobs if output.choices else None
-    no_top_logprobs = logprobs is not None and logprobs.content and not any(p.top_logprobs for p in logprobs.content)
-    if output.choices and (logprobs is None or no_top_logprobs):
-        raise PrerequisiteError(
-            f"scoring=logprobs needs top log-probabilities, but {model} returned none. Use a provider that "
-            "returns them (vllm/, openai/, hf/, llama-cpp-python/, or an OpenAI-compatible server that "
-            "supports top_logprobs), or scoring=sample."
-        )
-    return expected_rating(logprobs, low, high, min_mass), output
+    output = await generate_with_logprobs(model, prompt, max_tokens_for(high), config)
+    return expected_rating(output.choices[0].logprobs if output.choices else None, low, high, min_mass), output
+
+
+def stored_rating(
+    entry: Mapping[str, Any], low: float, high: float, binary: bool = False, min_mass: float = DEFAULT_MIN_MASS
+) -> LogprobRating:
+    """The rating of one answer stored by :func:`logprob_prompts`: yes/no when ``binary``, else on ``low``-``high``."""
+    logprobs = Logprobs.model_validate({"content": entry.get("logprobs") or []})
+    if binary:
+        return yes_no_rating(logprobs, min_mass)
+    return expected_rating(logprobs, int(low), int(high), min_mass)
+
+
+def rating_details(rating: LogprobRating) -> dict[str, Any]:
+    """A rating as the plain dict kept in score metadata."""
+    return {
+        "score": rating.score,
+        "mass": rating.mass,
+        "unresolved_mass": rating.unresolved_mass,
+        "probabilities": rating.probabilities,
+    }
+
+
+async def ask_logprobs(
+    model: Model, prompts: Mapping[str, str], max_tokens: int, config: GenerateConfig
+) -> dict[str, dict[str, Any]]:
+    """One short answer per named prompt (asked concurrently), with its positions' top log-probabilities as dicts."""
+    outputs = await asyncio.gather(
+        *(generate_with_logprobs(model, prompt, max_tokens, config) for prompt in prompts.values())
+    )
+    stored = {}
+    for name, output in zip(prompts, outputs):
+        logprobs = output.choices[0].logprobs if output.choices else None
+        stored[name] = {
+            "answer": output.completion,
+            "logprobs": [position.model_dump() for position in logprobs.content] if logprobs else [],
+        }
+    return stored
+
+
+@solver
+def logprob_prompts(
+    prompts: Callable[[TaskState], Mapping[str, str]], max_tokens: int, temperature: float | None = 0.0
+) -> Solver:
+    """Ask each named prompt of the sample once for ``max_tokens`` tokens with top log-probabilities; store them."""
+    config = GenerateConfig(temperature=temperature)
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        model = get_model()
+        stored = await ask_logprobs(model, dict(prompts(state)), max_tokens, config)
+        state.store.set(LOGPROBS_STORE_KEY, stored)
+        text = "\n".join(f"{name}: {entry['answer']!r}" for name, entry in stored.items())
+        state.output = ModelOutput.from_content(model=str(model), content=text)
+        return state
+
+    return solve

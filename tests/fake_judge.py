@@ -8,6 +8,7 @@ judges with known behaviour (a constant score, a judge that recognises the origi
 from __future__ import annotations
 
 import json
+import math
 import re
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -15,6 +16,11 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 Answer = Callable[[str], str]
+
+Positions = list[list[tuple[str, float]]]
+"""Generated positions, each its top alternatives as (token, probability); the first one is the generated token."""
+
+TopLogprobs = Callable[[str], Positions]
 
 _JUDGED_TEXT = re.compile(r"### (?:Summary|Ending|Answer|Translation)\n(.*)\n\nReply with", re.DOTALL)
 
@@ -65,6 +71,7 @@ def knows_originals(originals: set[str], high: str = "5", low: str = "1") -> Ans
 class _Handler(BaseHTTPRequestHandler):
     answer: Answer | Mapping[str, Answer]
     calls: list[dict]
+    top_logprobs: TopLogprobs | None
 
     def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -74,14 +81,25 @@ class _Handler(BaseHTTPRequestHandler):
             prompt = "".join(part.get("text", "") for part in prompt)
         n = int(body.get("n") or 1)
         answer = self.answer[body.get("model")] if isinstance(self.answer, Mapping) else self.answer
-        reply = answer(body["messages"] if getattr(answer, "reads_conversation", False) else prompt)
+        logprobs = None
+        if body.get("logprobs") and self.top_logprobs is not None:
+            positions = self.top_logprobs(prompt)[: body.get("max_tokens") or None]
+            reply = "".join(alternatives[0][0] for alternatives in positions)
+            logprobs = {"content": [_position(alternatives) for alternatives in positions]}
+        else:
+            reply = answer(body["messages"] if getattr(answer, "reads_conversation", False) else prompt)
         payload = {
             "id": f"fake-{len(self.calls)}",
             "object": "chat.completion",
             "created": 0,
             "model": body.get("model", "fake"),
             "choices": [
-                {"index": i, "finish_reason": "stop", "message": {"role": "assistant", "content": reply}}
+                {
+                    "index": i,
+                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": reply},
+                    "logprobs": logprobs,
+                }
                 for i in range(n)
             ],
             "usage": {
@@ -101,14 +119,32 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
 
+def _position(alternatives: list[tuple[str, float]]) -> dict:
+    tops = [{"token": token, "logprob": math.log(p), "bytes": list(token.encode())} for token, p in alternatives]
+    return {**tops[0], "top_logprobs": tops}
+
+
 @contextmanager
-def serve(answer: Answer | Mapping[str, Answer]) -> Iterator[tuple[str, list[dict]]]:
+def serve(
+    answer: Answer | Mapping[str, Answer], top_logprobs: TopLogprobs | None = None
+) -> Iterator[tuple[str, list[dict]]]:
     """Run the fake judge; yields its base URL and the list of requests it received.
 
     ``answer`` may map model names to answers: several stand-in judges behind one URL
-    (``--model openai-api/fakejudge/<name>,...``)."""
+    (``--model openai-api/fakejudge/<name>,...``). With ``top_logprobs``, a request that asks for
+    log-probabilities is answered with those positions (their first tokens are the reply); without it
+    such a request gets no log-probabilities, like a server that does not support them.
+    """
     calls: list[dict] = []
-    handler = type("FakeJudgeHandler", (_Handler,), {"answer": staticmethod(answer), "calls": calls})
+    handler = type(
+        "FakeJudgeHandler",
+        (_Handler,),
+        {
+            "answer": staticmethod(answer),
+            "calls": calls,
+            "top_logprobs": staticmethod(top_logprobs) if top_logprobs else None,
+        },
+    )
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -26,11 +26,11 @@ INSPECT = str(Path(sys.executable).parent / "inspect")
 
 
 def run_command(
-    command: list[str], answer, tmp_path: Path, expect_success: bool = True
+    command: list[str], answer, tmp_path: Path, expect_success: bool = True, top_logprobs=None
 ) -> tuple[subprocess.CompletedProcess, list[dict]]:
     """Run an ``inspect`` command in a subprocess against the fake judge; return its result and the judge's requests."""
     tmp_path.mkdir(parents=True, exist_ok=True)
-    with serve(answer) as (url, calls):
+    with serve(answer, top_logprobs) as (url, calls):
         env = dict(
             os.environ,
             FAKEJUDGE_BASE_URL=url,
@@ -62,10 +62,11 @@ def eval_command(task: str, *task_args: str, extra_args: tuple[str, ...] = ()) -
 
 
 def run_inspect(
-    task: str, answer, tmp_path: Path, *task_args: str, extra_args: tuple[str, ...] = ()
+    task: str, answer, tmp_path: Path, *task_args: str, extra_args: tuple[str, ...] = (), top_logprobs=None
 ) -> tuple[EvalLog, list[dict]]:
     """Run ``inspect eval`` in a subprocess against the fake judge; return the log and the judge's requests."""
-    _, calls = run_command(eval_command(task, *task_args, extra_args=extra_args), answer, tmp_path)
+    command = eval_command(task, *task_args, extra_args=extra_args)
+    _, calls = run_command(command, answer, tmp_path, top_logprobs=top_logprobs)
     logs = sorted((tmp_path / "logs").glob("*.json"))
     assert len(logs) == 1, logs
     log = read_eval_log(str(logs[0]))

@@ -84,6 +84,8 @@ def test_every_fbi_strategy_runs_on_the_cpu_judge(judge_folder, fbi_data, tmp_pa
         *(single(strategy=strategy, **options) for strategy in SINGLE_STRATEGIES),
         *(pairwise(strategy=strategy, **options) for strategy in PAIRWISE_STRATEGIES),
         reference(**options),
+        single(strategy="vanilla", scoring="logprobs", **options),
+        reference(scoring="logprobs", **options),
     ]
     logs = inspect_eval(
         tasks,
@@ -94,7 +96,14 @@ def test_every_fbi_strategy_runs_on_the_cpu_judge(judge_folder, fbi_data, tmp_pa
         display="none",
         max_tasks=1,
     )
-    assert len(logs) == 11
+    assert len(logs) == 13
+    for log in logs[11:]:
+        assert log.eval.metadata["scoring"] == "logprobs"
+        for sample in log.samples:
+            score = next(iter(sample.scores.values()))
+            masses = [details["mass"] for details in score.metadata["logprobs"].values()]
+            assert masses and all(0 <= mass <= 1 + 1e-6 for mass in masses)
+            assert score.value["parse_failures"] == sum(mass < 0.1 for mass in masses)
     for log in logs:
         assert log.status == "success", log.error
         metrics = {name: metric.value for name, metric in log.results.scores[0].metrics.items()}
@@ -113,7 +122,10 @@ def test_every_adherence_setting_runs_on_the_cpu_judge(judge_folder, tmp_path, m
     folder = str(data_folder("human", "summeval"))
     settings = ("perplexity", "generic", "criterion", "rubric")
     logs = inspect_eval(
-        [adherence_summeval(setting=setting, data_dir=folder, n=3) for setting in settings],
+        [
+            *(adherence_summeval(setting=setting, data_dir=folder, n=3) for setting in settings),
+            adherence_summeval(setting="rubric", scoring="logprobs", data_dir=folder, n=3),
+        ],
         model="hf/smollm2",
         model_args=model_args(judge_folder),
         max_tokens=8,
@@ -121,7 +133,11 @@ def test_every_adherence_setting_runs_on_the_cpu_judge(judge_folder, tmp_path, m
         display="none",
         max_tasks=1,
     )
-    assert [log.eval.metadata["setting"] for log in logs] == list(settings)
+    assert [log.eval.metadata["setting"] for log in logs] == [*settings, "rubric"]
+    assert logs[4].eval.metadata["scoring"] == "logprobs"
+    for sample in logs[4].samples:
+        value = next(iter(sample.scores.values())).value
+        assert all(0 <= value[f"mass/{name}"] <= 1 + 1e-6 for name in ("coherence", "fluency"))
     for log in logs:
         assert log.status == "success", log.error
         metrics = {name: metric.value for name, metric in log.results.scores[0].metrics.items()}
@@ -138,16 +154,27 @@ def test_storycloze_by_likelihood_on_the_cpu_judge(judge_folder, dhp_data, tmp_p
     from dhp_tasks.dhp import storycloze
 
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
-    [log] = inspect_eval(
-        storycloze(
-            data_dir=str(dhp_data("storycloze")), n=6, perturbations="typos,random_ending", scoring="perplexity"
-        ),
+    folder = str(dhp_data("storycloze"))
+    log, by_logprobs = inspect_eval(
+        [
+            storycloze(data_dir=folder, n=6, perturbations="typos,random_ending", scoring="perplexity"),
+            storycloze(data_dir=folder, n=2, perturbations="typos", scoring="logprobs"),
+        ],
         model="hf/smollm2",
         model_args=model_args(judge_folder),
         log_dir=str(tmp_path / "logs"),
         display="none",
+        max_tasks=1,
     )
     assert log.status == "success", log.error
     metrics = {name: metric.value for name, metric in log.results.scores[0].metrics.items()}
     assert metrics["n_pairs/typos/likelihood"] == 6 and metrics["parse_failures"] == 0
     assert metrics["D/typos"] > 1  # every typo'd ending is less likely than its original
+    assert by_logprobs.status == "success", by_logprobs.error
+    for sample in by_logprobs.samples:
+        score = next(iter(sample.scores.values()))
+        assert score.metadata["scoring"] == "logprobs"
+        for name, rating in score.metadata["ratings"].items():
+            assert 0 <= rating["mass"] <= 1 + 1e-6
+            assert rating["score"] is None or 1 <= rating["score"] <= 5
+            assert score.value[f"parse_failures/{name}"] == (rating["score"] is None)

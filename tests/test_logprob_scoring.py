@@ -19,7 +19,13 @@ from inspect_ai.model import (
 )
 from inspect_ai.model._model_output import ChatCompletionChoice
 
-from solvers.logprob_scoring import expected_rating, max_tokens_for, rate_by_logprobs
+from solvers.logprob_scoring import (
+    expected_rating,
+    max_tokens_for,
+    rate_by_logprobs,
+    stored_rating,
+    yes_no_rating,
+)
 
 
 def position(*alternatives: tuple[str, float], generated: str | None = None) -> Logprob:
@@ -176,3 +182,32 @@ def test_rate_by_logprobs_asks_for_top_logprobs_and_reads_them():
 def test_rate_by_logprobs_without_logprobs_is_a_prerequisite_error():
     with pytest.raises(PrerequisiteError, match="scoring=logprobs needs top log-probabilities"):
         asyncio.run(rate_by_logprobs(fake_judge(None, []), "Rate it.", 1, 5))
+
+
+def test_yes_no_is_the_yes_share_of_the_yes_and_no_mass():
+    rating = yes_no_rating(Logprobs(content=[position((" Yes", 0.6), ("NO", 0.3), ("Maybe", 0.1))]))
+    assert rating.probabilities == pytest.approx({1: 0.6, 0: 0.3})
+    assert rating.mass == pytest.approx(0.9)
+    assert rating.score == pytest.approx(0.6 / 0.9)
+
+
+def test_yes_no_follows_a_generated_space_and_leaves_other_whitespace_unresolved():
+    first = position((" ", 0.5), ("yes", 0.3), ("\n", 0.2))
+    second = position(("no", 0.8), ("Yes", 0.2))
+    rating = yes_no_rating(Logprobs(content=[first, second]))
+    # yes: 0.3 at once + 0.5 * 0.2 after the space; no: 0.5 * 0.8
+    assert rating.probabilities == pytest.approx({1: 0.4, 0: 0.4})
+    assert rating.unresolved_mass == pytest.approx(0.2)
+    assert rating.score == pytest.approx(0.5)
+
+
+def test_yes_no_below_min_mass_is_a_parse_failure():
+    rating = yes_no_rating(Logprobs(content=[position(("I", 0.95), ("yes", 0.05))]), min_mass=0.1)
+    assert rating.failed and rating.mass == pytest.approx(0.05)
+
+
+def test_stored_positions_read_back_as_the_same_rating():
+    positions = [position((" ", 0.8), ("5", 0.1), ("The", 0.1)), position(("4", 0.5), ("2", 0.5))]
+    entry = {"answer": " 4", "logprobs": [p.model_dump() for p in positions]}
+    assert stored_rating(entry, 1, 5) == rate(*positions)
+    assert stored_rating({"answer": "Yes", "logprobs": []}, 0, 1, binary=True).failed
