@@ -37,11 +37,11 @@ from solvers.judge import sample_prompts
 from solvers.likelihood import score_likelihood
 from solvers.logprob_scoring import (
     DEFAULT_MIN_MASS,
-    RATING_SCORINGS,
     RatingScoring,
-    check_logprobs_provider,
+    check_rating_scoring,
     logprob_prompts,
     max_tokens_for,
+    whole_number_scale,
 )
 
 logger = logging.getLogger(__name__)
@@ -105,12 +105,9 @@ def adherence_task(
     """
     if setting not in SETTINGS:
         raise OptionError(f"unknown setting {setting!r}; choose from {list(SETTINGS)}")
-    if scoring not in RATING_SCORINGS:
-        raise OptionError(f"unknown scoring {scoring!r}; choose from {list(RATING_SCORINGS)}")
     if scoring == "logprobs" and setting == "perplexity":
         raise OptionError("setting=perplexity is scored by likelihood; scoring=logprobs applies to prompted settings")
-    if scoring == "logprobs":
-        check_logprobs_provider()
+    check_rating_scoring(scoring, min_mass)
     all_criteria, document = load_criteria(folder)
     chosen = choose_criteria(all_criteria, names_option(criteria), str(folder))
     if not (folder / ITEMS_FILE).is_file():
@@ -176,13 +173,10 @@ def adherence_task(
 
 def _logprob_tokens(questions: Sequence[Question]) -> int:
     """Tokens to generate so that every question's answer can be read: a yes/no needs two, a rating its digits."""
-    for question in questions:
-        if not question.binary and not (question.low.is_integer() and question.high.is_integer()):
-            raise OptionError(
-                f"scoring=logprobs reads whole-number ratings; {question.key} scores on "
-                f"{question.low:g}-{question.high:g}. Use scoring=sample."
-            )
-    return max(2 if question.binary else max_tokens_for(int(question.high)) for question in questions)
+    return max(
+        2 if question.binary else max_tokens_for(whole_number_scale(question.key, question.low, question.high)[1])
+        for question in questions
+    )
 
 
 def _dataset_task(dataset: AdherenceDataset):

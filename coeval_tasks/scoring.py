@@ -4,7 +4,8 @@ One sample per human-scored response. With ``mode=step_by_step`` the judge score
 curated criterion in turn, explaining before each score, in one conversation, and then gives an overall
 score with its criterion scores in the history; with ``mode=direct`` it gives the overall score alone.
 The human overall score is the mean over the dataset's criteria of the human mean (the public data holds
-criterion scores only).
+criterion scores only). ``scoring=logprobs`` asks every turn for the bare score, one request with top
+log-probabilities, and takes the expected score (see :mod:`solvers.stepwise` for what enters the history).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from judge_data.human import HumanCriterion, HumanItem, choose_criteria, select_
 from judge_data.options import OptionError
 from scorers.adherence import ReadAnswer, criterion_ratings
 from scorers.coeval import coeval_agreement
+from solvers.logprob_scoring import DEFAULT_MIN_MASS, RatingScoring, check_rating_scoring, whole_number_scale
 from solvers.stepwise import MODES, OVERALL, Mode, converse, item_text, scoring_turns
 
 TASK_VERSION = 1
@@ -64,11 +66,24 @@ def _sample(
 
 
 def scoring_task(
-    source: HumanScores, mode: Mode, criteria: str | Sequence[str] | None, n: int | None, seed: int, temperature: float
+    source: HumanScores,
+    mode: Mode,
+    criteria: str | Sequence[str] | None,
+    n: int | None,
+    seed: int,
+    temperature: float,
+    scoring: RatingScoring = "sample",
+    min_mass: float = DEFAULT_MIN_MASS,
 ) -> Task:
-    """One dataset's items, the conversation (or direct question) per item, the ratings and the agreement metric."""
+    """One dataset's items, the conversation (or direct question) per item, the ratings and the agreement metric.
+
+    ``scoring="sample"`` parses each answer (an explanation, then the score); ``scoring="logprobs"`` asks each
+    turn for the score only and reads the expected score from the answer's top log-probabilities, a parse
+    failure below ``min_mass`` on the scale.
+    """
     if mode not in MODES:
         raise OptionError(f"unknown mode {mode!r}; choose from {list(MODES)}")
+    check_rating_scoring(scoring, min_mass)
     if any(criterion.name == OVERALL for criterion in source.criteria):
         raise DataError(f"{source.source}: criterion name {OVERALL!r} is reserved for the overall score; rename it")
     chosen = choose_criteria(source.criteria, names_option(criteria), source.source)
@@ -78,18 +93,23 @@ def scoring_task(
     openings = {item.id: item_text(source.task_description, item.task, item.response) for item in items}
 
     def turns(state: TaskState):
-        return scoring_turns(mode, openings[str(state.sample_id)], chosen, low, high)
+        return scoring_turns(mode, openings[str(state.sample_id)], chosen, low, high, scoring == "logprobs")
 
     readers = {OVERALL: ReadAnswer(OVERALL, low, high, False)}
     if mode == "step_by_step":
         readers = {c.name: ReadAnswer(c.name, c.low, c.high, False) for c in chosen} | readers
+    scales = (
+        {key: whole_number_scale(key, reader.low, reader.high) for key, reader in readers.items()}
+        if scoring == "logprobs"
+        else None
+    )
     return Task(
         dataset=MemoryDataset(
             [_sample(item, source.criteria, chosen, openings[item.id]) for item in items],
             name=f"coeval_{source.dataset}",
         ),
-        solver=converse(turns, temperature=temperature),
-        scorer=criterion_ratings(readers),
+        solver=converse(turns, temperature=temperature, scoring=scoring, scales=scales, min_mass=min_mass),
+        scorer=criterion_ratings(readers, scoring, min_mass),
         metrics=[coeval_agreement([c.name for c in chosen], criterion_scores=mode == "step_by_step")],
         name=f"coeval_{source.dataset}_{mode}",
         version=TASK_VERSION,
@@ -101,6 +121,8 @@ def scoring_task(
             "n_available": len(source.items),
             "seed": seed,
             "temperature": temperature,
+            "scoring": scoring,
+            **({"min_mass": min_mass, "prompt": "score only, no explanation"} if scoring == "logprobs" else {}),
             "task_description": source.task_description,
             "criteria": {c.name: {"text": c.title, "range": [c.low, c.high], "group": c.group} for c in chosen},
             "overall_range": [low, high],
@@ -117,8 +139,12 @@ def _dataset_task(dataset: str):
         n: int | None = None,
         seed: int = 0,
         temperature: float = 0.0,
+        scoring: RatingScoring = "sample",
+        min_mass: float = DEFAULT_MIN_MASS,
     ) -> Task:
-        return scoring_task(load_human_scores(dataset, data_dir), mode, criteria, n, seed, temperature)
+        return scoring_task(
+            load_human_scores(dataset, data_dir), mode, criteria, n, seed, temperature, scoring, min_mass
+        )
 
     dataset_task.__name__ = dataset
     dataset_task.__qualname__ = dataset
@@ -132,6 +158,9 @@ def _dataset_task(dataset: str):
         "    n: number of items, a seeded draw (default: all 200)\n"
         "    seed: seed of that draw\n"
         "    temperature: judge temperature (default 0, the paper's)\n"
+        "    scoring: 'sample' (each answer explains, then scores; the score is parsed; default) or 'logprobs'\n"
+        "        (each turn asks for the score only, one request; the expected score over its top log-probabilities)\n"
+        f"    min_mass: with scoring=logprobs, the least probability on on-scale scores (default {DEFAULT_MIN_MASS})\n"
     )
     return task(name=dataset)(dataset_task)
 
@@ -149,12 +178,14 @@ def custom(
     n: int | None = None,
     seed: int = 0,
     temperature: float = 0.0,
+    scoring: RatingScoring = "sample",
+    min_mass: float = DEFAULT_MIN_MASS,
 ) -> Task:
     """CoEval criterion-level scoring on your own human-scored data.
 
     Args:
         data_dir: folder with criteria.json (task_description, criteria) and items.jsonl (with annotator_scores
             and annotator_ids for the agreement statistics) in the layout of the shared CoEval folders
-        mode, criteria, n, seed, temperature: as for the paper datasets
+        mode, criteria, n, seed, temperature, scoring, min_mass: as for the paper datasets
     """
-    return scoring_task(read_local_items("custom", data_dir), mode, criteria, n, seed, temperature)
+    return scoring_task(read_local_items("custom", data_dir), mode, criteria, n, seed, temperature, scoring, min_mass)

@@ -35,7 +35,7 @@ from scorers.discernment import Combination
 from scorers.likelihood import likelihood_scores
 from solvers.geval import rate_criteria
 from solvers.likelihood import score_likelihood
-from solvers.logprob_scoring import DEFAULT_MIN_MASS, check_logprobs_provider
+from solvers.logprob_scoring import DEFAULT_MIN_MASS, check_rating_scoring
 
 logger = logging.getLogger(__name__)
 
@@ -165,12 +165,9 @@ def dhp_task(
     scores it by the judge's mean token log-likelihood given its context, with no prompt (one
     "metric", ``likelihood``; expert weights do not apply).
     """
-    if scoring not in SCORINGS:
-        raise OptionError(f"unknown scoring {scoring!r}; choose from {list(SCORINGS)}")
     if combine not in get_args(Combination):
         raise OptionError(f"unknown combine {combine!r}; choose from {list(get_args(Combination))}")
-    if scoring == "logprobs":
-        check_logprobs_provider()
+    check_rating_scoring(scoring, min_mass, SCORINGS)
     if scoring == "perplexity":
         return _task(
             name,

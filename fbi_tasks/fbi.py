@@ -32,9 +32,8 @@ from scorers.fbi import Paradigm, blind_spot_judgments, blind_spot_rates
 from solvers.judge import answer_prompts
 from solvers.logprob_scoring import (
     DEFAULT_MIN_MASS,
-    RATING_SCORINGS,
     RatingScoring,
-    check_logprobs_provider,
+    check_rating_scoring,
     logprob_prompts,
     max_tokens_for,
 )
@@ -122,12 +121,9 @@ def fbi_task(
     """
     if strategy not in STRATEGIES[paradigm]:
         raise OptionError(f"unknown {paradigm} strategy {strategy!r}; choose from {list(STRATEGIES[paradigm])}")
-    if scoring not in RATING_SCORINGS:
-        raise OptionError(f"unknown scoring {scoring!r}; choose from {list(RATING_SCORINGS)}")
     if scoring == "logprobs" and paradigm == "pairwise":
         raise OptionError("scoring=logprobs reads ratings; pairwise verdicts are only sampled")
-    if scoring == "logprobs":
-        check_logprobs_provider()
+    check_rating_scoring(scoring, min_mass)
     scale = scale or DEFAULT_SCALE.get(strategy, 10)
     if strategy in ("rubric", "axis_rubric") and scale not in (3, 5):
         raise OptionError(f"{strategy} scores on 1-3 or 1-5 (the paper's two rubric ranges), not 1-{scale}")

@@ -49,6 +49,8 @@ from inspect_ai.model import ChatMessage, GenerateConfig, Logprob, Logprobs, Mod
 from inspect_ai.model._model import active_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from judge_data.options import OptionError
+
 RatingScoring = Literal["sample", "logprobs"]
 RATING_SCORINGS: tuple[RatingScoring, ...] = ("sample", "logprobs")
 """How a prompted rating is read: `repeats` sampled answers parsed and averaged, or one answer's top logprobs."""
@@ -212,6 +214,29 @@ def yes_no_rating(logprobs: Logprobs | None, min_mass: float = DEFAULT_MIN_MASS)
     return LogprobRating(score=score, mass=mass, unresolved_mass=unresolved, probabilities=probabilities)
 
 
+def check_rating_scoring(scoring: str, min_mass: float, choices: tuple[str, ...] = RATING_SCORINGS) -> None:
+    """At task creation, the ``scoring`` and ``min_mass`` options every rating suite takes.
+
+    Raises ``OptionError`` for a mode outside ``choices`` or a ``min_mass`` outside 0-1, and with
+    ``scoring="logprobs"`` refuses a provider known to return no log-probabilities.
+    """
+    if scoring not in choices:
+        raise OptionError(f"unknown scoring {scoring!r}; choose from {list(choices)}")
+    if not 0 <= min_mass <= 1:
+        raise OptionError(f"min_mass is a probability, from 0 to 1; got {min_mass}")
+    if scoring == "logprobs":
+        check_logprobs_provider()
+
+
+def whole_number_scale(name: str, low: float, high: float) -> tuple[int, int]:
+    """The ``low``-``high`` scale of the question ``name`` as whole numbers, the only ratings logprobs can read."""
+    if not (float(low).is_integer() and float(high).is_integer()):
+        raise OptionError(
+            f"scoring=logprobs reads whole-number ratings; {name} scores on {low:g}-{high:g}. Use scoring=sample."
+        )
+    return int(low), int(high)
+
+
 def check_logprobs_provider() -> None:
     """At task creation: refuse ``scoring=logprobs`` for a provider known to return no log-probabilities.
 
@@ -291,14 +316,16 @@ async def ask_logprobs(
     outputs = await asyncio.gather(
         *(generate_with_logprobs(model, prompt, max_tokens, config) for prompt in prompts.values())
     )
-    stored = {}
-    for name, output in zip(prompts, outputs):
-        logprobs = output.choices[0].logprobs if output.choices else None
-        stored[name] = {
-            "answer": output.completion,
-            "logprobs": [position.model_dump() for position in logprobs.content] if logprobs else [],
-        }
-    return stored
+    return {name: stored_answer(output) for name, output in zip(prompts, outputs)}
+
+
+def stored_answer(output: ModelOutput) -> dict[str, Any]:
+    """One answer as the store keeps it: its text and its positions' top log-probabilities as plain dicts."""
+    logprobs = output.choices[0].logprobs if output.choices else None
+    return {
+        "answer": output.completion,
+        "logprobs": [position.model_dump() for position in logprobs.content] if logprobs else [],
+    }
 
 
 @solver

@@ -5,19 +5,34 @@ about one more criterion, with the judge's earlier explanations and scores in th
 asks for an overall score given all of them. ``direct`` asks for the overall score alone. The prompts are
 our own wording. Raw answers go to the store (as :func:`solvers.judge.sample_prompts` leaves them), so
 the scorer parses them and ``inspect score`` can re-read a finished log.
+
+With ``scoring="logprobs"`` every turn asks for the score only (a score read from log-probabilities must
+be the first thing the judge writes, so there is no explanation) and is one request for a few tokens with
+their top log-probabilities, stored as :func:`solvers.logprob_scoring.logprob_prompts` leaves them. The
+judge's answer kept in the history for the later turns is its most probable on-scale score (the lowest
+of equally probable ones), written as a number; when the rating is a parse failure (less than
+``min_mass`` on the scale) it is the text the judge generated, as an unparsable sampled answer would be.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from typing import Literal
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal
 
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageUser, GenerateConfig, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from judge_data.human import HumanCriterion
 from solvers.judge import SAMPLES_STORE_KEY
+from solvers.logprob_scoring import (
+    DEFAULT_MIN_MASS,
+    LOGPROBS_STORE_KEY,
+    LogprobRating,
+    RatingScoring,
+    rate_by_logprobs,
+    stored_answer,
+)
 
 Mode = Literal["step_by_step", "direct"]
 MODES: tuple[Mode, ...] = ("step_by_step", "direct")
@@ -30,6 +45,9 @@ Turn = tuple[str, str]
 
 
 _LIST_NUMBER = re.compile(r"^\s*\d+[.)]\s*")
+
+_SCORE_ONLY = "Reply with the score only.\nScore:"
+_OVERALL_ONLY = "Reply with the score only.\nOverall score:"
 
 
 def _scale(low: float, high: float) -> str:
@@ -45,35 +63,52 @@ def item_text(task_description: str, task_input: str, response: str) -> str:
     )
 
 
-def criterion_question(criterion: HumanCriterion) -> str:
-    """One criterion: an explanation first, then the score on the last line."""
+def criterion_question(criterion: HumanCriterion, score_only: bool = False) -> str:
+    """One criterion: an explanation first, then the score on the last line; or, ``score_only``, the score alone."""
+    asked = f"Criterion: {_LIST_NUMBER.sub('', criterion.title)}\n\n"
+    if score_only:
+        return f"{asked}Score the output on this criterion {_scale(criterion.low, criterion.high)}.\n{_SCORE_ONLY}"
     return (
-        f"Criterion: {_LIST_NUMBER.sub('', criterion.title)}\n\n"
-        "In two or three sentences, explain whether the output meets this criterion. Then score it "
+        f"{asked}In two or three sentences, explain whether the output meets this criterion. Then score it "
         f'{_scale(criterion.low, criterion.high)} on a last line of the form "Score: <number>".'
     )
 
 
-def overall_question(low: float, high: float) -> str:
-    """The closing question of the step-by-step conversation."""
-    return (
+def overall_question(low: float, high: float, score_only: bool = False) -> str:
+    """The closing question of the step-by-step conversation (``score_only``: no explanation asked)."""
+    checked = (
         "You have now checked the output against every criterion. With the task, the input, the output, the "
-        "criteria and the scores you gave in mind, judge the overall quality of the output. Explain briefly, "
+        "criteria and the scores you gave in mind, "
+    )
+    if score_only:
+        return f"{checked}give the output an overall quality score {_scale(low, high)}.\n{_OVERALL_ONLY}"
+    return (
+        f"{checked}judge the overall quality of the output. Explain briefly, "
         f'then end with a line of the form "Overall score: <number>", {_scale(low, high)}.'
     )
 
 
 def direct_question(low: float, high: float) -> str:
-    """The single question of direct scoring (no criteria)."""
-    return f"Give the output an overall quality score {_scale(low, high)}.\nReply with the score only.\nOverall score:"
+    """The single question of direct scoring (no criteria); it asks for the score only in both scoring modes."""
+    return f"Give the output an overall quality score {_scale(low, high)}.\n{_OVERALL_ONLY}"
 
 
-def scoring_turns(mode: Mode, opening: str, criteria: Sequence[HumanCriterion], low: float, high: float) -> list[Turn]:
-    """The user messages of one item, in order: one per criterion then the overall question, or the direct one."""
+def scoring_turns(
+    mode: Mode,
+    opening: str,
+    criteria: Sequence[HumanCriterion],
+    low: float,
+    high: float,
+    score_only: bool = False,
+) -> list[Turn]:
+    """The user messages of one item, in order: one per criterion then the overall question, or the direct one.
+
+    ``score_only`` asks every step-by-step turn for the bare score (``scoring=logprobs``).
+    """
     if mode == "direct":
         return [(OVERALL, f"{opening}\n\n{direct_question(low, high)}")]
-    questions = [(criterion.name, criterion_question(criterion)) for criterion in criteria]
-    questions.append((OVERALL, overall_question(low, high)))
+    questions = [(criterion.name, criterion_question(criterion, score_only)) for criterion in criteria]
+    questions.append((OVERALL, overall_question(low, high, score_only)))
     first_key, first_text = questions[0]
     return [
         (
@@ -85,28 +120,51 @@ def scoring_turns(mode: Mode, opening: str, criteria: Sequence[HumanCriterion], 
     ]
 
 
+def history_answer(rating: LogprobRating, generated: str) -> str:
+    """What a logprobs turn leaves in the history: the most probable on-scale score, or the generated text
+    when the rating is a parse failure."""
+    if rating.failed:
+        return generated
+    return str(max(sorted(rating.probabilities), key=lambda value: rating.probabilities[value]))
+
+
 @solver
-def converse(turns: Callable[[TaskState], Sequence[Turn]], temperature: float | None = 0.0) -> Solver:
+def converse(
+    turns: Callable[[TaskState], Sequence[Turn]],
+    temperature: float | None = 0.0,
+    scoring: RatingScoring = "sample",
+    scales: Mapping[str, tuple[int, int]] | None = None,
+    min_mass: float = DEFAULT_MIN_MASS,
+) -> Solver:
     """Ask the sample's turns in one conversation, each answer appended before the next question.
 
-    Answers are stored as ``{key: [answer]}`` under :data:`SAMPLES_STORE_KEY` and kept in the history as the
-    judge wrote them, parsable or not; the whole conversation becomes the sample's messages.
+    With ``scoring="sample"`` answers are stored as ``{key: [answer]}`` under :data:`SAMPLES_STORE_KEY` and
+    kept in the history as the judge wrote them, parsable or not. With ``scoring="logprobs"`` each turn is
+    one short request with top log-probabilities, read on ``scales[key]`` (``(low, high)``); the answers
+    are stored under :data:`LOGPROBS_STORE_KEY` and the history gets :func:`history_answer`. The whole
+    conversation becomes the sample's messages.
     """
     config = GenerateConfig(temperature=temperature)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         model = get_model()
         messages: list[ChatMessage] = []
-        answers: dict[str, list[str]] = {}
+        answers: dict[str, Any] = {}
         for key, text in turns(state):
             messages.append(ChatMessageUser(content=text))
-            output = await model.generate(messages, config=config)
-            answer = output.completion
+            if scoring == "logprobs":
+                low, high = (scales or {})[key]
+                rating, output = await rate_by_logprobs(model, messages, low, high, min_mass, config)
+                answers[key] = stored_answer(output)
+                answer = history_answer(rating, output.completion)
+            else:
+                output = await model.generate(messages, config=config)
+                answer = output.completion
+                answers[key] = [answer]
             messages.append(ChatMessageAssistant(content=answer, model=output.model))
-            answers[key] = [answer]
             state.output = output
         state.messages = messages
-        state.store.set(SAMPLES_STORE_KEY, answers)
+        state.store.set(LOGPROBS_STORE_KEY if scoring == "logprobs" else SAMPLES_STORE_KEY, answers)
         return state
 
     return solve

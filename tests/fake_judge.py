@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 Answer = Callable[[str], str]
 
@@ -83,7 +84,8 @@ class _Handler(BaseHTTPRequestHandler):
         answer = self.answer[body.get("model")] if isinstance(self.answer, Mapping) else self.answer
         logprobs = None
         if body.get("logprobs") and self.top_logprobs is not None:
-            positions = self.top_logprobs(prompt)[: body.get("max_tokens") or None]
+            asked = body["messages"] if getattr(self.top_logprobs, "reads_conversation", False) else prompt
+            positions = self.top_logprobs(asked)[: body.get("max_tokens") or None]
             reply = "".join(alternatives[0][0] for alternatives in positions)
             logprobs = {"content": [_position(alternatives) for alternatives in positions]}
         else:
@@ -186,7 +188,8 @@ def cycling(answers: list[str]) -> Answer:
     return answer
 
 
-def reads_conversation(answer: Callable[[list[dict]], str]) -> Callable[[list[dict]], str]:
-    """Mark an answer function that is given the request's whole conversation (OpenAI messages), not its last prompt."""
+def reads_conversation(answer: Callable[[list[dict]], Any]) -> Callable[[list[dict]], Any]:
+    """Mark an answer (or top-logprobs) function that is given the request's whole conversation (OpenAI messages),
+    not its last prompt."""
     answer.reads_conversation = True  # type: ignore[attr-defined]
     return answer
