@@ -155,12 +155,16 @@ def _build_table() -> dict[str, LmEvalTask]:
     for dataset in COEVAL_DATASETS:
         metrics = _coeval_metrics(dataset, "criteria")
         tasks.append(
-            LmEvalTask(f"coeval_criteria_{dataset}", "coeval", dataset, "criteria", CRITERIA_TASK_VERSION, metrics, "coeval")
+            LmEvalTask(
+                f"coeval_criteria_{dataset}", "coeval", dataset, "criteria", CRITERIA_TASK_VERSION, metrics, "coeval"
+            )
         )
     for dataset in COEVAL_DATASETS:
         for mode in LM_EVAL_COEVAL_MODES:
             metrics = _coeval_metrics(dataset, mode)
-            tasks.append(LmEvalTask(f"coeval_{dataset}_{mode}", "coeval", dataset, mode, COEVAL_TASK_VERSION, metrics, "coeval"))
+            tasks.append(
+                LmEvalTask(f"coeval_{dataset}_{mode}", "coeval", dataset, mode, COEVAL_TASK_VERSION, metrics, "coeval")
+            )
     return {task.name: task for task in tasks}
 
 

@@ -262,8 +262,6 @@ def criteria_lists_summary() -> Metric:
     sample's score says why its undefined values are undefined)."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        return criteria_lists_means(
-            [score.score.value for score in scores if isinstance(score.score.value, Mapping)]
-        )
+        return criteria_lists_means([score.score.value for score in scores if isinstance(score.score.value, Mapping)])
 
     return compute
