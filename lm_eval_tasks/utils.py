@@ -1,7 +1,8 @@
 """lm-eval hooks (``!function utils.<name>`` in the YAML files): documents, prompts, answers, aggregations.
 
 Every task builds its items exactly as the inspect task does (it calls the inspect task's own builder and
-reads its samples), one lm-eval document per prompt. ``doc_to_text`` calls the suites' prompt functions,
+reads its samples), one lm-eval document per prompt (a CoEval criteria document asks its one prompt at two
+temperatures, through :class:`CriteriaListsTask`). ``doc_to_text`` calls the suites' prompt functions,
 ``process_results`` passes each document's raw answers on untouched, and the aggregations regroup the
 answers per sample, parse them with the suites' parsers into the same score values inspect's scorers make,
 and compute the same metrics with the same functions in ``scorers/``.
@@ -281,10 +282,13 @@ def adherence_prompt(doc: Mapping[str, str]) -> str:
     )
 
 
+def _criteria_request(meta: Mapping[str, Any]) -> str:
+    return criteria_prompt(meta["task"], meta["example_input"], meta["example_output"])
+
+
 def criteria_lists_prompt(doc: Mapping[str, str]) -> str:
     """The request for evaluation criteria of one task description (``criteria_prompt``, as inspect asks it)."""
-    meta = _meta(doc)
-    return criteria_prompt(meta["task"], meta["example_input"], meta["example_output"])
+    return _criteria_request(_meta(doc))
 
 
 def coeval_prompt(doc: Mapping[str, str]) -> str:
@@ -407,13 +411,12 @@ def _adherence_metrics(settings: Mapping[str, Any], samples) -> dict[str, float]
 
 
 def _coeval_metrics(settings: Mapping[str, Any], samples) -> dict[str, float]:
-    if CRITERIA_PROMPT in samples[0][1]:
+    if TASKS[settings["task"]].setting == CRITERIA_PROMPT:
         values = []
         for meta, answers in samples:
             reference, sampled = answers[CRITERIA_PROMPT]
-            prompt = criteria_prompt(meta["task"], meta["example_input"], meta["example_output"])
             scored = score_criteria_lists(
-                prompt,
+                _criteria_request(meta),
                 reference[0] if reference else "",
                 sampled,
                 meta["curated"],
