@@ -22,6 +22,9 @@ from scorers.criteria_consistency import (
 )
 from solvers.criteria_lists import ask_for_criteria, criteria_prompt
 
+TASK_VERSION = 1
+"""Bumped whenever the prompt, list parsing or statistics change, so results are never compared across them."""
+
 
 def _sample(description: TaskDescription) -> Sample:
     prompt = criteria_prompt(description.task, description.example_input, description.example_output)
@@ -77,7 +80,7 @@ def criteria(
         scorer=criteria_lists_score(embedder=embedder, threshold=match_threshold),
         metrics=[criteria_lists_summary()],
         name=f"coeval_criteria_{source.dataset}",
-        version=1,
+        version=TASK_VERSION,
         metadata={
             "dataset": source.dataset,
             "source": source.source if data_dir or tasks_file else f"{COEVAL_REPO}@{COEVAL_COMMIT}",

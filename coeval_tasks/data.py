@@ -56,6 +56,8 @@ class CoevalDataset:
     criteria: tuple[tuple[str, str], ...]
     """(short name, taxonomy group) of each scored criterion, in the source's numbered order; the names and
     groups of the shared folders' ``criteria.json``."""
+    annotator_ids: tuple[str, ...]
+    """The human annotators of the public scores (sorted), which name the per-annotator statistics."""
 
 
 DATASETS = {
@@ -75,6 +77,7 @@ DATASETS = {
                 ("easy_to_follow", "Content"),
                 ("helpfulness", "Relevance"),
             ),
+            ("A01", "A02", "A03", "A04", "A05"),
         ),
         CoevalDataset(
             "rocstories",
@@ -92,6 +95,7 @@ DATASETS = {
                 ("character_development", "Engagement"),
                 ("grammaticality", "Content"),
             ),
+            ("A06", "A07", "A08", "A09", "A10"),
         ),
         CoevalDataset(
             "self_instruct",
@@ -107,6 +111,7 @@ DATASETS = {
                 ("politeness", "Engagement"),
                 ("completeness", "Relevance"),
             ),
+            ("A05", "A10", "A11", "A12", "A13"),
         ),
     )
 }

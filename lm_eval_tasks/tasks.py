@@ -15,6 +15,9 @@ from adherence_tasks.adherence import TASK_VERSION as ADHERENCE_TASK_VERSION
 from adherence_tasks.datasets import DATASETS as ADHERENCE_DATASETS
 from adherence_tasks.prompts import SETTINGS as ADHERENCE_SETTINGS
 from adherence_tasks.sources import criteria_file
+from coeval_tasks.criteria import TASK_VERSION as CRITERIA_TASK_VERSION
+from coeval_tasks.data import DATASETS as COEVAL_DATASETS
+from coeval_tasks.scoring import TASK_VERSION as COEVAL_TASK_VERSION
 from dhp_tasks.datasets import DATASETS as DHP_DATASETS
 from dhp_tasks.dhp import DHP_TASK_VERSION, LIKELIHOOD
 from dhp_tasks.prompts import TEXT_KINDS
@@ -22,13 +25,16 @@ from dhp_tasks.suite import all_perturbations
 from fbi_tasks.data import ABILITIES, CATEGORIES, SCORE_INVARIANT
 from fbi_tasks.fbi import FBI_TASK_VERSION, STRATEGIES
 from judge_data.human import GROUPS
+from scorers.coeval import OVERALL
+from scorers.criteria_consistency import VALUE_KEYS as CRITERIA_LIST_KEYS
 from scorers.fbi import OUTCOME_METRICS
 
-Suite = Literal["dhp", "fbi", "adherence"]
+Suite = Literal["dhp", "fbi", "adherence", "coeval"]
 OutputType = Literal["generate_until", "loglikelihood"]
 
 LOWER_IS_BETTER = re.compile(
-    r"^(si_)?(error_rate|flip_rate|perturbed_both_orders|tie_both_orders|tie_rate|parse_failure|n_undefined|undefined)"
+    r"^(si_)?(error_rate|flip_rate|perturbed_both_orders|tie_both_orders|tie_rate|parse_failure|n_undefined|undefined"
+    r"|missed)"
 )
 """Metric names where a better judge scores lower (everything else: higher is better, or neutral counts)."""
 
@@ -41,7 +47,8 @@ class LmEvalTask:
     suite: Suite
     dataset: str
     setting: str
-    """DHP: ``sample`` or ``perplexity``; FBI: ``<paradigm>/<strategy>``; adherence: the setting."""
+    """DHP: ``sample`` or ``perplexity``; FBI: ``<paradigm>/<strategy>``; adherence: the setting; CoEval:
+    ``criteria`` (criteria generation) or the scoring mode."""
     version: int
     metrics: tuple[str, ...]
     group: str
@@ -102,6 +109,24 @@ def _adherence_metrics(dataset: str) -> tuple[str, ...]:
     return tuple(names)
 
 
+LM_EVAL_COEVAL_MODES = ("direct",)
+"""CoEval scoring modes lm-eval can run. ``step_by_step`` is inspect-only: each of its questions carries the
+judge's own earlier answers, and lm-eval 0.4.13 builds every request of a task before it calls the model once
+per request type, so no request can hold another's answer. Independent per-criterion prompts would be a
+different protocol, so they are not offered under that name."""
+
+
+def _coeval_metrics(dataset: str, setting: str) -> tuple[str, ...]:
+    if setting == "criteria":
+        return CRITERIA_LIST_KEYS
+    correlations = [f"{name}/{OVERALL}" for method in ("pearson", "spearman") for name in _rate_names(method)]
+    names = [*correlations, f"n/{OVERALL}", "alpha/annotators", "pearson/annotator_pairs"]
+    with_judge = ["alpha/annotators", "pearson/annotator_pairs", "alpha/with_judge"]
+    with_judge += [f"pearson/annotator/{annotator}" for annotator in COEVAL_DATASETS[dataset].annotator_ids]
+    names += [f"{name}/{OVERALL}" for name in [*with_judge, "pearson/judge_vs_annotators"]]
+    return (*names, "parse_failures")
+
+
 def _build_table() -> dict[str, LmEvalTask]:
     tasks: list[LmEvalTask] = []
     for dataset in DHP_DATASETS:
@@ -127,6 +152,19 @@ def _build_table() -> dict[str, LmEvalTask]:
             metrics = _adherence_metrics(dataset.name)
             name = f"adherence_{dataset.name}_{setting}"
             tasks.append(LmEvalTask(name, "adherence", dataset.name, setting, ADHERENCE_TASK_VERSION, metrics, group))
+    for dataset in COEVAL_DATASETS:
+        metrics = _coeval_metrics(dataset, "criteria")
+        tasks.append(
+            LmEvalTask(
+                f"coeval_criteria_{dataset}", "coeval", dataset, "criteria", CRITERIA_TASK_VERSION, metrics, "coeval"
+            )
+        )
+    for dataset in COEVAL_DATASETS:
+        for mode in LM_EVAL_COEVAL_MODES:
+            metrics = _coeval_metrics(dataset, mode)
+            tasks.append(
+                LmEvalTask(f"coeval_{dataset}_{mode}", "coeval", dataset, mode, COEVAL_TASK_VERSION, metrics, "coeval")
+            )
     return {task.name: task for task in tasks}
 
 

@@ -1,7 +1,8 @@
 """lm-eval hooks (``!function utils.<name>`` in the YAML files): documents, prompts, answers, aggregations.
 
 Every task builds its items exactly as the inspect task does (it calls the inspect task's own builder and
-reads its samples), one lm-eval document per prompt. ``doc_to_text`` calls the suites' prompt functions,
+reads its samples), one lm-eval document per prompt (a CoEval criteria document asks its one prompt at two
+temperatures, through :class:`CriteriaListsTask`). ``doc_to_text`` calls the suites' prompt functions,
 ``process_results`` passes each document's raw answers on untouched, and the aggregations regroup the
 answers per sample, parse them with the suites' parsers into the same score values inspect's scorers make,
 and compute the same metrics with the same functions in ``scorers/``.
@@ -16,17 +17,23 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from datasets import Dataset, DatasetDict
+from lm_eval.api.instance import Instance
+from lm_eval.api.task import ConfigurableTask
 
 from adherence_tasks.adherence import adherence_task, expected_sign
 from adherence_tasks.datasets import DATASETS as ADHERENCE_DATASETS
 from adherence_tasks.prompts import Question, questions_for, render
 from adherence_tasks.sources import public_folder
+from coeval_tasks.criteria import criteria as criteria_task
+from coeval_tasks.data import load_human_scores
+from coeval_tasks.scoring import scoring_task
 from dhp_tasks.datasets import DATASETS as DHP_DATASETS
 from dhp_tasks.dhp import ALL_PERTURBATIONS, paper_dataset_task
 from dhp_tasks.prompts import TEXT_KINDS
@@ -35,10 +42,21 @@ from judge_data import names_option
 from judge_data.human import choose_criteria, load_criteria
 from lm_eval_tasks.tasks import TASKS, LmEvalTask, aggregation_name
 from scorers.adherence import CriterionSpec, ReadAnswer, agreement_metrics, criterion_value
+from scorers.coeval import OVERALL, coeval_report
+from scorers.criteria_consistency import (
+    DEFAULT_EMBEDDER,
+    DEFAULT_MATCH_THRESHOLD,
+    criteria_lists_means,
+    score_criteria_lists,
+)
 from scorers.dhp import discernment_metrics, rating_value
 from scorers.fbi import EXPLANATION_KEYS, blind_spot_metrics, judgments
 from scorers.likelihood import likelihood_value
+from solvers.criteria_lists import criteria_prompt
 from solvers.likelihood import SEPARATOR
+from solvers.stepwise import item_text, scoring_turns
+
+logger = logging.getLogger(__name__)
 
 TASK_KEY = "suite_task"
 """Task metadata key naming the row of :data:`TASKS` a YAML file stands for."""
@@ -65,10 +83,24 @@ OPTIONS: dict[str, dict[str, Any]] = {
         "keep_identical": False,
     },
     "adherence": {"data_dir": None, "criteria": None, "n": None, "seed": 0},
+    "coeval": {
+        "data_dir": None,
+        "n": None,
+        "seed": 0,
+        "criteria": None,
+        "tasks_file": None,
+        "samples": 10,
+        "temperature": 0.7,
+        "embedder": DEFAULT_EMBEDDER,
+        "match_threshold": DEFAULT_MATCH_THRESHOLD,
+    },
 }
 """Each suite's options (the inspect task's ``-T`` options that choose items) and their defaults.
 
-Repeats and temperature are lm-eval's own settings (``repeats`` in the YAML, ``--gen_kwargs``)."""
+Repeats and temperature are lm-eval's own settings (``repeats`` in the YAML, ``--gen_kwargs``), except in
+CoEval's criteria tasks: there, as in inspect, ``samples`` and ``temperature`` set the sampled lists, and the
+reference list is always asked at temperature 0 (``criteria`` applies to the scoring tasks, ``tasks_file``,
+``samples``, ``temperature``, ``embedder`` and ``match_threshold`` to the criteria tasks)."""
 
 
 def _options(task: LmEvalTask, metadata: Mapping[str, Any]) -> dict[str, Any]:
@@ -86,6 +118,7 @@ def docs(**metadata: Any) -> DatasetDict:
         "dhp": _dhp_docs,
         "fbi": _fbi_docs,
         "adherence": _adherence_docs,
+        "coeval": _coeval_docs,
     }
     return DatasetDict({"test": Dataset.from_list(builders[task.suite](task, options))})
 
@@ -184,6 +217,39 @@ def _adherence_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str,
 LIKELIHOOD_PROMPT = "likelihood"
 """The one "prompt" of a likelihood document: the response given its context."""
 
+CRITERIA_PROMPT = "criteria"
+"""The one "prompt" of a criteria document: the request for evaluation criteria."""
+
+
+def _coeval_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, str]]:
+    n = None if options["n"] is None else int(options["n"])
+    if task.setting == CRITERIA_PROMPT:
+        built = criteria_task(
+            dataset=task.dataset,
+            data_dir=options["data_dir"],
+            tasks_file=options["tasks_file"],
+            n=n,
+            seed=int(options["seed"]),
+            samples=int(options["samples"]),
+            temperature=float(options["temperature"]),
+            embedder=str(options["embedder"]),
+            match_threshold=float(options["match_threshold"]),
+        )
+        keys = ("samples", "temperature", "embedder", "match_threshold")
+        return _documents(built.dataset, [CRITERIA_PROMPT], {"task": task.name, **{k: built.metadata[k] for k in keys}})
+    source = load_human_scores(task.dataset, options["data_dir"])
+    built = scoring_task(source, task.setting, options["criteria"], n, int(options["seed"]), 0.0)
+    low, high = built.metadata["overall_range"]
+    settings = {
+        "task": task.name,
+        "mode": task.setting,
+        "task_description": built.metadata["task_description"],
+        "criteria": list(built.metadata["criteria"]),
+        "low": low,
+        "high": high,
+    }
+    return _documents(built.dataset, [OVERALL], settings)
+
 
 def _meta(doc: Mapping[str, str]) -> dict[str, Any]:
     return json.loads(doc["metadata"])
@@ -214,6 +280,62 @@ def adherence_prompt(doc: Mapping[str, str]) -> str:
     return render(
         Question(doc["prompt"], low, high, binary, ask), settings["task_description"], meta["task"], meta["response"]
     )
+
+
+def _criteria_request(meta: Mapping[str, Any]) -> str:
+    return criteria_prompt(meta["task"], meta["example_input"], meta["example_output"])
+
+
+def criteria_lists_prompt(doc: Mapping[str, str]) -> str:
+    """The request for evaluation criteria of one task description (``criteria_prompt``, as inspect asks it)."""
+    return _criteria_request(_meta(doc))
+
+
+def coeval_prompt(doc: Mapping[str, str]) -> str:
+    """The direct-mode question about one response (``scoring_turns``, as the inspect solver asks it; direct
+    mode asks about no criterion)."""
+    settings, meta = _settings(doc), _meta(doc)
+    opening = item_text(settings["task_description"], meta["task"], meta["response"])
+    [(_, question)] = scoring_turns(settings["mode"], opening, (), settings["low"], settings["high"])
+    return question
+
+
+class CriteriaListsTask(ConfigurableTask):
+    """A CoEval criteria task: per task description one request at temperature 0 (the reference list) and one
+    repeated ``samples`` times at ``temperature``, the two settings of the inspect solver.
+
+    lm-eval gives a task one set of generation settings; this class overrides ``construct_requests`` only,
+    so the two requests start from the task's ``generation_kwargs`` (and ``--gen_kwargs``) and differ in
+    temperature and sampling alone.
+    """
+
+    def __init__(self, config: Mapping[str, Any] | None = None) -> None:
+        # lm-eval 0.4.13 passes the YAML's ``class`` key on to TaskConfig, which has no such field
+        super().__init__(config={key: value for key, value in (config or {}).items() if key != "class"})
+
+    def construct_requests(self, doc: dict, ctx: Any, **kwargs: Any) -> list[Instance]:
+        kwargs.pop("apply_chat_template", None)
+        kwargs.pop("chat_template", None)
+        task_name, doc_id, _ = kwargs.pop("metadata")
+        settings = _settings(doc)
+        reference = {**self.config.generation_kwargs, "temperature": 0.0, "do_sample": False}
+        sampled = {**self.config.generation_kwargs, "temperature": float(settings["temperature"]), "do_sample": True}
+        return [
+            Instance("generate_until", doc, (ctx, reference), 0, (task_name, doc_id, 1), **kwargs),
+            Instance("generate_until", doc, (ctx, sampled), 1, (task_name, doc_id, int(settings["samples"])), **kwargs),
+        ]
+
+
+def every_answer(resps: Sequence[Sequence[str]], docs: Sequence[Mapping]) -> Sequence[Sequence[str]]:
+    """Filter that keeps every answer of every request (the reference and all sampled lists)."""
+    return resps
+
+
+def collect_criteria_lists(doc: Mapping[str, str], results: Sequence[Any]) -> dict[str, tuple]:
+    """``process_results`` of criteria tasks: the reference answer and the sampled answers, for every metric."""
+    reference, sampled = results
+    record = (doc["settings"], doc["sample_id"], doc["metadata"], doc["prompt"], (tuple(reference), tuple(sampled)))
+    return dict.fromkeys(TASKS[_settings(doc)["task"]].metrics, record)
 
 
 def likelihood_context(doc: Mapping[str, str]) -> str:
@@ -288,7 +410,35 @@ def _adherence_metrics(settings: Mapping[str, Any], samples) -> dict[str, float]
     return agreement_metrics(specs, values)[0]
 
 
-SUITE_METRICS = {"dhp": _dhp_metrics, "fbi": _fbi_metrics, "adherence": _adherence_metrics}
+def _coeval_metrics(settings: Mapping[str, Any], samples) -> dict[str, float]:
+    if TASKS[settings["task"]].setting == CRITERIA_PROMPT:
+        values = []
+        for meta, answers in samples:
+            reference, sampled = answers[CRITERIA_PROMPT]
+            scored = score_criteria_lists(
+                _criteria_request(meta),
+                reference[0] if reference else "",
+                sampled,
+                meta["curated"],
+                settings["embedder"],
+                settings["match_threshold"],
+            )
+            values.append(scored.value)
+        return criteria_lists_means(values)
+    readers = {OVERALL: ReadAnswer(OVERALL, settings["low"], settings["high"], False)}
+    rows = [(criterion_value(readers, {OVERALL: answers[OVERALL]})[0], meta) for meta, answers in samples]
+    report, constant_judge = coeval_report(rows, settings["criteria"], criterion_scores=False)
+    for name, reason in constant_judge:
+        logger.warning("%s: %s is undefined (NaN): %s", settings["task"], name, reason)
+    return report
+
+
+SUITE_METRICS = {
+    "dhp": _dhp_metrics,
+    "fbi": _fbi_metrics,
+    "adherence": _adherence_metrics,
+    "coeval": _coeval_metrics,
+}
 
 
 @functools.lru_cache(maxsize=4)

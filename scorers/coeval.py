@@ -87,6 +87,30 @@ def _agreement(
     return {f"{name}{suffix}": (agreement.value, agreement.reason) for name, agreement in report.items()}
 
 
+def coeval_report(
+    rows: Sequence[Row], criteria: Sequence[str], criterion_scores: bool = True
+) -> tuple[dict[str, float], list[tuple[str, str]]]:
+    """Every statistic of :func:`coeval_agreement` from the scored rows, and ``(statistic, reason)`` for each
+    one that is undefined because the judge is constant (the one computation behind both harnesses)."""
+    report: dict[str, float] = {}
+    constant_judge: list[tuple[str, str]] = []
+    for key in [*criteria, OVERALL] if criterion_scores else [OVERALL]:
+        correlations, reason = _correlations(list(rows), key)
+        report.update(correlations)
+        if reason is not None and reason.startswith(CONSTANT_JUDGE):
+            constant_judge.append((f"the correlation for {key}", reason))
+    agreements = {
+        **_agreement(list(rows), criteria, criterion_scores, ""),
+        **_agreement(list(rows), [OVERALL], True, f"/{OVERALL}"),
+    }
+    for name, (value, reason) in agreements.items():
+        report[name] = value
+        if reason is not None and JUDGE_CONSTANT in reason:
+            constant_judge.append((name, reason.replace("the first rater", "the judge")))
+    report[PARSE_FAILURES] = float(sum(as_float(value.get(PARSE_FAILURES, 0.0)) for value, _ in rows))
+    return report, constant_judge
+
+
 @metric
 def coeval_agreement(criteria: Sequence[str], criterion_scores: bool = True) -> Metric:
     """Correlations with the human mean per criterion and overall, Krippendorff's α and per-annotator Pearson.
@@ -98,28 +122,12 @@ def coeval_agreement(criteria: Sequence[str], criterion_scores: bool = True) -> 
     """
     reported: set[tuple[str, str]] = set()
 
-    def warn(name: str, reason: str) -> None:
-        if (name, reason) not in reported:
-            reported.add((name, reason))
-            logger.warning("%s is undefined (NaN): %s", name, reason)
-
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        rows = _rows(scores)
-        report: dict[str, float] = {}
-        for key in [*criteria, OVERALL] if criterion_scores else [OVERALL]:
-            correlations, reason = _correlations(rows, key)
-            report.update(correlations)
-            if reason is not None and reason.startswith(CONSTANT_JUDGE):
-                warn(f"the correlation for {key}", reason)
-        agreements = {
-            **_agreement(rows, criteria, criterion_scores, ""),
-            **_agreement(rows, [OVERALL], True, f"/{OVERALL}"),
-        }
-        for name, (value, reason) in agreements.items():
-            report[name] = value
-            if reason is not None and JUDGE_CONSTANT in reason:
-                warn(name, reason.replace("the first rater", "the judge"))
-        report[PARSE_FAILURES] = float(sum(as_float(value.get(PARSE_FAILURES, 0.0)) for value, _ in rows))
+        report, constant_judge = coeval_report(_rows(scores), criteria, criterion_scores)
+        for name, reason in constant_judge:
+            if (name, reason) not in reported:
+                reported.add((name, reason))
+                logger.warning("%s is undefined (NaN): %s", name, reason)
         return report
 
     return compute

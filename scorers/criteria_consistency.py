@@ -139,6 +139,75 @@ def embed(embedder: str, texts: Sequence[str]) -> np.ndarray:
 VALUE_KEYS = ("cc", "icc", "coverage", "missed", "matched", "criteria", "parse_failures")
 
 
+@dataclass(frozen=True)
+class CriteriaListsValue:
+    """One task description's score: the values of :data:`VALUE_KEYS`, why some are undefined, and the lists."""
+
+    value: dict[str, float]
+    undefined: dict[str, str]
+    metadata: dict[str, object]
+
+
+def score_criteria_lists(
+    prompt: str | None,
+    reference_answer: str,
+    sampled_answers: Sequence[str],
+    curated: Sequence[str],
+    embedder: str = DEFAULT_EMBEDDER,
+    threshold: float = DEFAULT_MATCH_THRESHOLD,
+) -> CriteriaListsValue:
+    """Parse the reference and sampled answers, embed the lists, and compute CC, ICC and the expert match.
+
+    The one computation behind the inspect scorer and the lm-eval aggregation. Answers without a list are
+    counted in ``parse_failures`` and left out of CC and ICC; undefined values are NaN with their reason.
+    """
+    reference = parse_criteria_list(reference_answer, prompt)
+    sampled = [parse_criteria_list(answer, prompt) for answer in sampled_answers]
+    parsed_sampled = [parsed for parsed in sampled if parsed.parsed]
+    failures = (not reference.parsed) + len(sampled) - len(parsed_sampled)
+    curated_texts = list(curated)
+
+    reference_matrix = embed(embedder, reference.criteria)
+    sampled_matrices = [embed(embedder, parsed.criteria) for parsed in parsed_sampled]
+    undefined: dict[str, str] = {}
+    if not reference.parsed:
+        undefined["cc"] = "the temperature-0 answer holds no parsable list"
+    elif not parsed_sampled:
+        undefined["cc"] = "no sampled answer holds a parsable list"
+    if len(parsed_sampled) < 2:
+        undefined["icc"] = f"{len(parsed_sampled)} sampled answer(s) hold a parsable list; ICC needs two"
+    if not curated_texts:
+        undefined["coverage"] = "no curated criteria for this task"
+    elif not reference.parsed:
+        undefined["coverage"] = "the temperature-0 answer holds no parsable list"
+
+    value = {
+        "cc": criteria_consistency(reference_matrix, sampled_matrices),
+        "icc": inter_criteria_consistency(sampled_matrices),
+        "coverage": math.nan,
+        "missed": math.nan,
+        "matched": math.nan,
+        "criteria": float(len(reference.criteria)),
+        "parse_failures": float(failures),
+    }
+    per_curated = []
+    if "coverage" not in undefined:
+        match = expert_match(reference_matrix, embed(embedder, curated_texts), threshold)
+        value.update(coverage=match.coverage, missed=float(match.missed), matched=float(match.matched))
+        per_curated = [
+            {"criterion": text, "best_similarity": best, "matched": best >= threshold}
+            for text, best in zip(curated_texts, match.best_for_curated)
+        ]
+    metadata = {
+        "reference_criteria": list(reference.criteria),
+        "sampled_criteria": [list(parsed.criteria) for parsed in sampled],
+        "echoed_items": reference.echoed + sum(parsed.echoed for parsed in sampled),
+        "curated_match": per_curated,
+        "undefined": undefined,
+    }
+    return CriteriaListsValue(value, undefined, metadata)
+
+
 @scorer(metrics=[])
 def criteria_lists_score(
     embedder: str = DEFAULT_EMBEDDER,
@@ -155,82 +224,44 @@ def criteria_lists_score(
 
     async def score(state: TaskState, target: Target) -> Score:
         answers = state.store.get(CRITERIA_STORE_KEY) or {}
-        prompt = answers.get("prompt")
-        reference = parse_criteria_list(answers.get("reference", ""), prompt)
-        sampled = [parse_criteria_list(answer, prompt) for answer in answers.get("sampled", [])]
-        parsed_sampled = [parsed for parsed in sampled if parsed.parsed]
-        failures = (not reference.parsed) + len(sampled) - len(parsed_sampled)
-        curated_texts = list(state.metadata.get("curated") or curated)
-
-        reference_matrix = embed(embedder, reference.criteria)
-        sampled_matrices = [embed(embedder, parsed.criteria) for parsed in parsed_sampled]
-        undefined: dict[str, str] = {}
-        if not reference.parsed:
-            undefined["cc"] = "the temperature-0 answer holds no parsable list"
-        elif not parsed_sampled:
-            undefined["cc"] = "no sampled answer holds a parsable list"
-        if len(parsed_sampled) < 2:
-            undefined["icc"] = f"{len(parsed_sampled)} sampled answer(s) hold a parsable list; ICC needs two"
-        if not curated_texts:
-            undefined["coverage"] = "no curated criteria for this task"
-        elif not reference.parsed:
-            undefined["coverage"] = "the temperature-0 answer holds no parsable list"
-
-        value = {
-            "cc": criteria_consistency(reference_matrix, sampled_matrices),
-            "icc": inter_criteria_consistency(sampled_matrices),
-            "coverage": math.nan,
-            "missed": math.nan,
-            "matched": math.nan,
-            "criteria": float(len(reference.criteria)),
-            "parse_failures": float(failures),
-        }
-        per_curated = []
-        if "coverage" not in undefined:
-            match = expert_match(reference_matrix, embed(embedder, curated_texts), threshold)
-            value.update(coverage=match.coverage, missed=float(match.missed), matched=float(match.matched))
-            per_curated = [
-                {"criterion": text, "best_similarity": best, "matched": best >= threshold}
-                for text, best in zip(curated_texts, match.best_for_curated)
-            ]
+        scored = score_criteria_lists(
+            answers.get("prompt"),
+            answers.get("reference", ""),
+            answers.get("sampled", []),
+            state.metadata.get("curated") or curated,
+            embedder,
+            threshold,
+        )
         return Score(
-            value=value,
+            value=scored.value,
             answer=answers.get("reference"),
-            explanation="; ".join(f"{name} undefined: {reason}" for name, reason in undefined.items()) or None,
-            metadata={
-                "reference_criteria": list(reference.criteria),
-                "sampled_criteria": [list(parsed.criteria) for parsed in sampled],
-                "echoed_items": reference.echoed + sum(parsed.echoed for parsed in sampled),
-                "curated_match": per_curated,
-                "undefined": undefined,
-                "sampled_answers": answers.get("sampled", []),
-            },
+            explanation="; ".join(f"{name} undefined: {reason}" for name, reason in scored.undefined.items()) or None,
+            metadata={**scored.metadata, "sampled_answers": answers.get("sampled", [])},
         )
 
     return score
 
 
+def criteria_lists_means(values: Sequence[Mapping[str, object]]) -> dict[str, float]:
+    """Means over task descriptions of CC, ICC, coverage, missed, matched and list size; parse failures summed.
+
+    A NaN value is left out of its mean; a mean over no values is NaN.
+    """
+    columns = {key: [as_float(value.get(key)) for value in values] for key in VALUE_KEYS}
+    report = {}
+    for key in ("cc", "icc", "coverage", "missed", "matched", "criteria"):
+        defined = [number for number in columns[key] if not math.isnan(number)]
+        report[key] = float(np.mean(defined)) if defined else math.nan
+    report["parse_failures"] = float(np.nansum(columns["parse_failures"])) if columns["parse_failures"] else 0.0
+    return report
+
+
 @metric
 def criteria_lists_summary() -> Metric:
-    """Means over task descriptions of CC, ICC, coverage, missed and matched; parse failures summed.
-
-    Samples where a value is undefined (NaN) are left out of its mean; a mean over no samples is NaN
-    (each sample's score says why its value is undefined). Copes with partial results.
-    """
+    """:func:`criteria_lists_means` over the scored task descriptions (copes with partial results; each
+    sample's score says why its undefined values are undefined)."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        columns: dict[str, list[float]] = {key: [] for key in VALUE_KEYS}
-        for sample_score in scores:
-            value = sample_score.score.value
-            if not isinstance(value, Mapping):
-                continue
-            for key in VALUE_KEYS:
-                columns[key].append(as_float(value.get(key)))
-        report = {}
-        for key in ("cc", "icc", "coverage", "missed", "matched", "criteria"):
-            defined = [number for number in columns[key] if not math.isnan(number)]
-            report[key] = float(np.mean(defined)) if defined else math.nan
-        report["parse_failures"] = float(np.nansum(columns["parse_failures"])) if columns["parse_failures"] else 0.0
-        return report
+        return criteria_lists_means([score.score.value for score in scores if isinstance(score.score.value, Mapping)])
 
     return compute

@@ -88,6 +88,8 @@ class _Handler(BaseHTTPRequestHandler):
             positions = self.top_logprobs(asked)[: body.get("max_tokens") or None]
             reply = "".join(alternatives[0][0] for alternatives in positions)
             logprobs = {"content": [_position(alternatives) for alternatives in positions]}
+        elif getattr(answer, "reads_request", False):
+            reply = answer(body)
         else:
             reply = answer(body["messages"] if getattr(answer, "reads_conversation", False) else prompt)
         payload = {
@@ -192,4 +194,10 @@ def reads_conversation(answer: Callable[[list[dict]], Any]) -> Callable[[list[di
     """Mark an answer (or top-logprobs) function that is given the request's whole conversation (OpenAI messages),
     not its last prompt."""
     answer.reads_conversation = True  # type: ignore[attr-defined]
+    return answer
+
+
+def reads_request(answer: Callable[[dict], str]) -> Callable[[dict], str]:
+    """Mark an answer function that is given the whole request (messages, temperature, ...), not its last prompt."""
+    answer.reads_request = True  # type: ignore[attr-defined]
     return answer

@@ -10,18 +10,23 @@ import hashlib
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from coeval_tasks import data as coeval_data
 from dhp_tasks.prompts import TEXT_KINDS
 from lm_eval_tasks import TASK_DIR
+from solvers.criteria_lists import criteria_prompt
 from tests.conftest import data_folder
-from tests.fake_judge import Answer, judged_text, serve
+from tests.fake_judge import Answer, judged_text, reads_request, serve
 from tests.test_adherence_integration import knows_the_humans, unambiguous_seed
+from tests.test_coeval_criteria import coeval_folder, minilm  # noqa: F401 (minilm is a fixture)
 from tests.test_inspect_integration import metrics_of, originals_of, run_inspect
 
 pytestmark = pytest.mark.integration
@@ -206,3 +211,115 @@ def test_lm_eval_and_inspect_report_the_same_numbers(tmp_path, dhp_data, fbi_dat
     assert 0 < lm_eval_metrics(results, "fbi_single_vanilla")["error_rate"] < 1
     assert 0.3 < lm_eval_metrics(results, "adherence_summeval_rubric")["pearson"] < 1
     assert len(rows) > 120
+
+
+REFERENCE_CRITERIA = (
+    "1. Relevance: The response should be relevant to the user's instruction or query.\n"
+    "2. Clarity: The response should be clear and easy to understand.\n"
+    "3. Humour: The response should make the reader smile."
+)
+REWORDED_CRITERIA = (
+    "- Relevance: it answers what was asked.\n- Brevity: no needless words.\n"
+    "- Accuracy: the facts are right.\n- Politeness: the tone is courteous."
+)
+NO_LIST = "I would read the output and decide whether it is good."
+_DIRECT_RESPONSE = re.compile(r"\n\nOutput:\n(.*)\n\nGive the output an overall quality score", re.DOTALL)
+
+
+def coeval_judge(criteria_prompts: list[str], items) -> Answer:
+    """Writes criteria lists and scores responses; every answer is fixed by the request, so both harnesses get it.
+
+    Criteria: the same list at temperature 0 for every task description; when sampling, the same list again
+    (1st, 4th, ... task description), a reworded one (2nd, 5th, ...) or no list at all (3rd, 6th, ...).
+    Direct scores: the human overall mean plus or minus up to one point, and now and then no score.
+    """
+    behaviour = {prompt: index % 3 for index, prompt in enumerate(criteria_prompts)}
+    overall = {item.response: float(np.mean(list(item.human.values()))) for item in items}
+
+    @reads_request
+    def answer(request: dict) -> str:
+        prompt = request["messages"][-1]["content"]
+        if prompt in behaviour:
+            if not request.get("temperature"):
+                return REFERENCE_CRITERIA
+            return (REFERENCE_CRITERIA, REWORDED_CRITERIA, NO_LIST)[behaviour[prompt]]
+        if _draw(prompt, 4) == 0:
+            return "It depends on the reader."
+        score = overall[_DIRECT_RESPONSE.search(prompt).group(1)] + (_draw(prompt, 5) - 2) / 2
+        return f"Overall score: {min(5.0, max(1.0, score)):.6f}"
+
+    return answer
+
+
+def test_lm_eval_and_inspect_report_the_same_coeval_numbers(tmp_path, minilm):  # noqa: F811 (fixture)
+    instructions, eli5 = coeval_folder("self_instruct"), coeval_folder("eli5")
+    chosen = coeval_data.select(coeval_data.load_source("self_instruct", instructions).tasks, 4, 0)
+    prompts = [criteria_prompt(task.task, task.example_input, task.example_output) for task in chosen]
+    items = coeval_data.load_human_scores("eli5", eli5).items
+    judge = coeval_judge(prompts, items)
+    runs = {
+        "coeval_criteria_self_instruct": (
+            "coeval_tasks/criteria",
+            "dataset=self_instruct",
+            f"data_dir={instructions}",
+            "n=4",
+            "samples=3",
+            f"embedder={minilm}",
+        ),
+        "coeval_eli5_direct": ("coeval_tasks/eli5", f"data_dir={eli5}", "mode=direct", "n=20"),
+    }
+    inspect_metrics, inspect_calls = {}, []
+    started = time.perf_counter()
+    for name, (task, *args) in runs.items():
+        log, calls = run_inspect(task, judge, tmp_path / "inspect" / name, *args)
+        inspect_metrics[name] = metrics_of(log)
+        inspect_calls += calls
+    inspect_seconds = time.perf_counter() - started
+
+    metadata = {
+        "coeval_criteria_self_instruct": {"data_dir": str(instructions), "n": 4, "samples": 3, "embedder": minilm},
+        "coeval_eli5_direct": {"data_dir": str(eli5), "n": 20},
+    }
+    started = time.perf_counter()
+    with serve(judge) as (url, calls):
+        results = run_lm_eval(
+            list(runs),
+            metadata,
+            tmp_path,
+            "local-chat-completions",
+            f"model=judge,base_url={url}/chat/completions,num_concurrent=1",
+            ("--apply_chat_template",),
+        )
+    lm_eval_seconds = time.perf_counter() - started
+
+    # the same prompts; inspect asks for the sampled lists as 3 choices of one call, lm-eval in 3 calls
+    assert {json.dumps(call["messages"]) for call in calls} == {json.dumps(call["messages"]) for call in inspect_calls}
+    criteria_calls = [call for call in calls if call["messages"][-1]["content"] in prompts]
+    assert sorted(call["temperature"] for call in criteria_calls) == [0.0] * 4 + [0.7] * 12
+    assert len(calls) == len(criteria_calls) + 20
+
+    rows = []
+    for name in runs:
+        ours, theirs = inspect_metrics[name], lm_eval_metrics(results, name)
+        assert set(theirs) <= set(ours), set(theirs) - set(ours)
+        for metric, value in theirs.items():
+            rows.append((name, metric, ours[metric], value))
+            assert same(ours[metric], value), (name, metric, ours[metric], value)
+        assert results["versions"][name] == 1
+    print(f"\n{'task':30} {'metric':36} {'inspect':>22} {'lm-eval':>22} {'difference':>11}")
+    for name, metric, ours_value, theirs_value in rows:
+        difference = 0.0 if math.isnan(ours_value) else theirs_value - ours_value
+        print(f"{name:30} {metric:36} {ours_value:22.15g} {theirs_value:22.15g} {difference:11.3g}")
+    print(f"wall time: inspect {inspect_seconds:.1f} s (2 runs), lm_eval {lm_eval_seconds:.1f} s (one run)")
+
+    criteria = lm_eval_metrics(results, "coeval_criteria_self_instruct")
+    assert 0.5 < criteria["cc"] < 1  # the reworded lists pull it below one
+    assert criteria["icc"] == pytest.approx(1.0)  # one answer per request: the sampled lists agree
+    assert criteria["parse_failures"] == 3  # the third task description's three sampled answers
+    assert criteria["matched"] == 2 and criteria["coverage"] == pytest.approx(2 / 5)
+    direct = lm_eval_metrics(results, "coeval_eli5_direct")
+    assert 0.3 < direct["pearson/overall"] < 1 and direct["parse_failures"] > 0
+    assert direct["alpha/with_judge/overall"] < direct["alpha/annotators/overall"]
+    assert "pearson/annotator/A03/overall" in direct and "pearson/simple_language" not in direct
+    assert results["higher_is_better"]["coeval_criteria_self_instruct"]["missed"] is False
+    assert len(rows) == 7 + 19

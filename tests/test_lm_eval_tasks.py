@@ -13,6 +13,7 @@ import pytest
 from lm_eval_tasks import TASK_DIR
 from lm_eval_tasks.generate import generated_files
 from lm_eval_tasks.tasks import TASKS, aggregation_name, higher_is_better
+from tests.test_coeval_criteria import DATASETS, coeval_folder, minilm  # noqa: F401 (minilm is a fixture)
 
 
 def test_committed_yaml_files_are_what_the_generator_writes():
@@ -25,8 +26,10 @@ def test_lm_eval_loads_every_task_and_group_from_the_folder():
 
     manager = TaskManager(include_path=TASK_DIR, include_defaults=False)
     assert set(TASKS) <= set(manager.all_tasks)
-    assert {"dhp", "dhp_perplexity", "fbi", "adherence", "adherence_perplexity"} <= set(manager.all_groups)
+    assert {"dhp", "dhp_perplexity", "fbi", "adherence", "adherence_perplexity", "coeval"} <= set(manager.all_groups)
     assert {"dhp_summeval", "fbi_single_vanilla", "fbi_pairwise_star", "adherence_summeval_rubric"} <= set(TASKS)
+    coeval = {name for name, task in TASKS.items() if task.suite == "coeval"}
+    assert coeval == {f"coeval_{kind}" for d in DATASETS for kind in (f"criteria_{d}", f"{d}_direct")}
 
 
 def test_every_metric_has_its_own_aggregation():
@@ -103,3 +106,48 @@ def test_a_suite_file_is_judged_as_built(dhp_data, tmp_path):
     built = [json.loads(line) for line in suite.read_text().splitlines()[1:]]
     assert texts == {item["text"] for item in built} | {item["variants"]["typos"] for item in built}
     assert len(documents) == 2 * 2 * 3
+
+
+@pytest.mark.parametrize("dataset", DATASETS)
+def test_coeval_metric_names_follow_the_data(dataset):
+    from coeval_tasks.data import DATASETS as COEVAL_DATASETS
+    from coeval_tasks.data import load_human_scores
+
+    items = load_human_scores(dataset, coeval_folder(dataset)).items
+    assert {tuple(item.annotator_ids) for item in items} == {COEVAL_DATASETS[dataset].annotator_ids}
+    metrics = TASKS[f"coeval_{dataset}_direct"].metrics
+    assert [m for m in metrics if m.startswith("pearson/annotator/")] == [
+        f"pearson/annotator/{annotator}/overall" for annotator in items[0].annotator_ids
+    ]
+    assert not any(m.startswith("pearson/") and m.split("/")[1] in items[0].human for m in metrics)
+
+
+def test_criteria_task_asks_the_reference_greedily_and_samples_as_the_options_say(minilm):  # noqa: F811 (fixture)
+    from lm_eval.tasks import TaskManager
+
+    options = {"data_dir": str(coeval_folder("rocstories")), "n": 2, "embedder": minilm}
+    manager = TaskManager(
+        include_path=TASK_DIR,
+        include_defaults=False,
+        metadata={
+            "coeval": {**options, "samples": 9},
+            "coeval_criteria_rocstories": {"samples": 4, "temperature": 0.9},
+        },
+    )
+    task = manager.load(["coeval_criteria_rocstories"])["tasks"]["coeval_criteria_rocstories"]
+    assert type(task).__name__ == "CriteriaListsTask"  # lm-eval imports utils.py by path: its own class object
+    task.build_all_requests()
+    assert len(task.instances) == 2 * 2
+    settings = [(i.idx, i.repeats, i.arguments[1]["temperature"], i.arguments[1]["do_sample"]) for i in task.instances]
+    assert sorted(settings) == [(0, 1, 0.0, False)] * 2 + [(1, 4, 0.9, True)] * 2
+    assert all(i.arguments[1]["max_gen_toks"] == 1024 for i in task.instances)
+    assert task.instances[0].arguments[0].endswith("Evaluation criteria:")
+    # one document with the same list everywhere, one whose sampled answers hold no list
+    same = "1. Clarity: The story is clear.\n2. Coherence: The events follow."
+    records = [
+        task.process_results(doc, [[same], [same] * 4 if index == 0 else ["No idea."] * 4])["cc"]
+        for index, doc in enumerate(task.test_docs())
+    ]
+    aggregations = task.aggregation()
+    assert aggregations["cc"](records) == pytest.approx(1.0)  # the second document's CC is undefined, left out
+    assert aggregations["parse_failures"](records) == 4
