@@ -27,10 +27,17 @@ def check_normalization(normalize: str) -> Normalization:
     return normalize  # type: ignore[return-value]
 
 
-def normalized_logprob(total_logprob: float, n_tokens: int, n_bytes: int, normalize: Normalization) -> float:
+def normalized_logprob(
+    total_logprob: float, normalize: Normalization, *, n_tokens: int | None = None, n_bytes: int | None = None
+) -> float:
     """The summed log-likelihood per scored token (``token``) or per UTF-8 byte of the response (``byte``,
-    lm-eval's convention, as for its ``bits_per_byte``); NaN when the count is zero."""
+    lm-eval's convention, as for its ``bits_per_byte``); NaN when the count is zero.
+
+    Both harnesses call this: inspect with both counts, lm-eval (which never learns the token count) with the
+    bytes only."""
     count = {"token": n_tokens, "byte": n_bytes}[normalize]
+    if count is None:
+        raise ValueError(f"normalize={normalize} needs the {'n_tokens' if normalize == 'token' else 'n_bytes'} count")
     return total_logprob / count if count else math.nan
 
 
@@ -49,7 +56,7 @@ def likelihood_scores(names: Sequence[str], normalize: Normalization = DEFAULT_N
         likelihood = state.store.get(STORE_KEY) or {}
         n_tokens, n_bytes = likelihood.get("n_tokens") or 0, likelihood.get("n_bytes") or 0
         total = as_float(likelihood.get("total_logprob"))
-        value = normalized_logprob(total, n_tokens, n_bytes, normalize) if n_tokens else math.nan
+        value = normalized_logprob(total, normalize, n_tokens=n_tokens, n_bytes=n_bytes) if n_tokens else math.nan
         return Score(
             value=likelihood_value(names, value),
             answer=state.output.completion,

@@ -93,12 +93,17 @@ def _likelihood(
         mean_logprob=total / len(token_logprobs) if token_logprobs else math.nan,
         total_logprob=total,
         n_tokens=len(token_logprobs),
-        n_bytes=len(response.encode("utf-8")),
+        n_bytes=response_bytes(response),
         truncated_context_tokens=truncated_context,
         truncated_response_tokens=truncated_response,
         token_logprobs=tuple(token_logprobs),
         tokens=tuple(tokens),
     )
+
+
+def response_bytes(response: str) -> int:
+    """The response's length in UTF-8 bytes, the denominator of the per-byte normalisation in both harnesses."""
+    return len(response.encode("utf-8"))
 
 
 def scored_text(context: str | None, response: str) -> tuple[str, int]:
