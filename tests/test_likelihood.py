@@ -226,14 +226,14 @@ def direct_logprobs_of_ids(reference, ids: list[int], n: int) -> list[float]:
 
 
 def split_ids(reference, context: str | None, response: str) -> tuple[list[int], list[int]]:
-    """Token ids before the response (BOS alone without context) and the response's own token ids.
+    """Token ids of the context (BOS alone without one) and those of the separator and the response.
 
-    The boundary is where the decoded ids first spell the context and separator, so no offsets are involved."""
+    The boundary is where the decoded ids first spell the context, so no offsets are involved."""
     _, tokenizer = reference
     if context is None:
         return [tokenizer.bos_token_id], tokenizer(response)["input_ids"]
     ids = tokenizer(context + "\n\n" + response)["input_ids"]
-    boundary = next(k for k in range(len(ids)) if tokenizer.decode(ids[:k]) == context + "\n\n")
+    boundary = next(k for k in range(len(ids)) if tokenizer.decode(ids[:k]) == context)
     return ids[:boundary], ids[boundary:]
 
 
@@ -290,7 +290,7 @@ def test_hf_context_is_cut_from_the_left_and_an_overlong_response_at_its_end(hf_
 
     monkeypatch.setattr(likelihood, "_max_length", lambda api: 5)
     short = score(hf_judge, None, response)
-    assert (short.truncated_context_tokens, short.truncated_response_tokens) == (0, n - 4)  # BOS + 4 tokens fit
+    assert (short.truncated_context_tokens, short.truncated_response_tokens) == (0, full.n_tokens - 4)  # BOS + 4 fit
     assert short.n_tokens == 4 and short.tokens == full.tokens[:4]
     assert short.token_logprobs == pytest.approx(full.token_logprobs[:4], abs=1e-4)
 
