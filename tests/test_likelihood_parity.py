@@ -184,3 +184,51 @@ def test_perplexity_metrics_are_the_same_in_both_harnesses(tmp_path, dhp_data, j
     assert dhp["D_avg"] > 0 and dhp["parse_failures"] == 0  # originals likelier: a real comparison, not NaN = NaN
     adherence = lm_eval_metrics(results, "adherence_summeval_perplexity")
     assert not math.isnan(adherence["pearson"]) and adherence["n/coherence"] == 20
+
+
+# the bundled CPU judge through inspect's hf/ provider and lm-eval's hf backend ------------------------------
+
+
+@pytest.mark.local_judge
+def test_cpu_judge_log_likelihoods_agree_between_inspect_hf_and_lm_eval_hf(judge_folder, dhp_data):
+    """Two Story Cloze endings given their context and one text without context (lm-eval's empty-context branch):
+    both harnesses sum the same tokens' log-probabilities, each from its own fp32 copy of the model."""
+    import asyncio
+
+    import torch
+    from inspect_ai.model import get_model
+    from lm_eval.api.instance import Instance
+    from lm_eval.models.huggingface import HFLM
+
+    from lm_eval_tasks.utils import likelihood_context, likelihood_continuation
+    from solvers.likelihood import response_likelihood
+    from solvers.local_judge import GGUF_FILE, model_args
+
+    folder = str(dhp_data("storycloze"))
+    documents = list(docs(suite_task="dhp_storycloze_perplexity", data_dir=folder, n=1, perturbations="typos")["test"])
+    documents.append({"metadata": json.dumps({"context": None, "response": "The committee approved the budget."})})
+    pairs = [(likelihood_context(doc), likelihood_continuation(doc)) for doc in documents]
+
+    inspect_judge = get_model("hf/smollm2", memoize=False, **model_args(judge_folder))
+    lm_eval_judge = HFLM(
+        pretrained=str(judge_folder), gguf_file=GGUF_FILE, tokenizer=str(judge_folder), dtype="float32", device="cpu"
+    )
+    assert inspect_judge.api.model.dtype == lm_eval_judge.model.dtype == torch.float32
+
+    async def inspect_scores():
+        return [
+            await response_likelihood(inspect_judge, meta.get("context"), meta["response"])
+            for meta in (json.loads(doc["metadata"]) for doc in documents)
+        ]
+
+    ours = asyncio.run(inspect_scores())
+    requests = [Instance("loglikelihood", doc, pair, index) for index, (doc, pair) in enumerate(zip(documents, pairs))]
+    theirs = [log_likelihood for log_likelihood, _ in lm_eval_judge.loglikelihood(requests, disable_tqdm=True)]
+
+    differences = [abs(mine.total_logprob - other) for mine, other in zip(ours, theirs)]
+    print(f"\nsummed log-likelihoods, inspect hf/ vs lm-eval hf: {[(m.total_logprob, t) for m, t in zip(ours, theirs)]}")
+    print(f"largest difference {max(differences):.2e} nats over {[m.n_tokens for m in ours]} tokens")
+    assert all(mine.n_tokens >= 5 for mine in ours)
+    # fp32 on both sides, separate model copies and forward passes: 5.8e-6 nats measured; one token more or less
+    # (the separator's, say) would differ by nats
+    assert max(differences) < 1e-4
