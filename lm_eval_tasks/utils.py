@@ -253,9 +253,7 @@ def collect_likelihood(doc: Mapping[str, str], results: Sequence[Any]) -> dict[s
     ``bits_per_byte``): inspect's ``-T normalize=byte``, not its default mean per token.
     """
     log_likelihood, _ = results[0]
-    score = normalized_logprob(
-        log_likelihood, LIKELIHOOD_NORMALIZATION, n_bytes=response_bytes(_meta(doc)["response"])
-    )
+    score = normalized_logprob(log_likelihood, LIKELIHOOD_NORMALIZATION, n_bytes=response_bytes(_meta(doc)["response"]))
     record = (doc["settings"], doc["sample_id"], doc["metadata"], doc["prompt"], score)
     return dict.fromkeys(TASKS[_settings(doc)["task"]].metrics, record)
 

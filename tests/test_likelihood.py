@@ -187,7 +187,9 @@ def test_inspect_eval_stores_the_likelihood_of_each_sample(tmp_path):
     assert stored["no-context"]["token_logprobs"] == [-2, -3, -4, -5]
     assert stored["no-context"]["mean_logprob"] == -3.5
     outputs = {sample.id: sample.output.completion for sample in log.samples}
-    assert outputs["with-context"] == "mean token log-likelihood -6.5000 over 4 tokens (sum -26.0000, response 13 bytes)"
+    assert (
+        outputs["with-context"] == "mean token log-likelihood -6.5000 over 4 tokens (sum -26.0000, response 13 bytes)"
+    )
     assert stored["with-context"]["n_bytes"] == len("He fell down.")
     assert log.results.scores[0].metrics["mean"].value == pytest.approx((-6.5 - 3.5) / 2)
     assert len(calls) == 2
