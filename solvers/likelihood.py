@@ -198,7 +198,8 @@ def continuation_split(tokenizer: Any, context: str | None, response: str) -> tu
 
     The same split as lm-eval's ``loglikelihood`` for the request ``(context, SEPARATOR + response)`` with its
     hf backend: the whole text is tokenized as the tokenizer does by default and cut after as many tokens as
-    ``context.rstrip()`` alone has (``_encode_pair``), so a token straddling the boundary is scored. Without
+    ``context.rstrip()`` alone has (``_encode_pair``); where a token straddles the boundary, that count decides
+    which tokens are scored, as in lm-eval (at a paragraph break byte-level BPE never straddles). Without
     context the response, tokenized without special tokens, is conditioned on the BOS token (EOS when there is
     none), unless the response already starts with it.
     """
