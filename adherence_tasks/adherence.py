@@ -32,7 +32,7 @@ from judge_data.human import (
 )
 from judge_data.options import OptionError
 from scorers.adherence import CriterionSpec, ReadAnswer, criterion_ratings, human_agreement
-from scorers.likelihood import likelihood_scores
+from scorers.likelihood import DEFAULT_NORMALIZATION, Normalization, check_normalization, likelihood_scores
 from solvers.judge import sample_prompts
 from solvers.likelihood import score_likelihood
 from solvers.logprob_scoring import (
@@ -46,7 +46,7 @@ from solvers.logprob_scoring import (
 
 logger = logging.getLogger(__name__)
 
-TASK_VERSION = 1
+TASK_VERSION = 2
 """Bumped whenever prompts, parsing or statistics change, so results are never compared across them silently."""
 
 QUALITY_SETTINGS = ("perplexity", "generic")
@@ -96,18 +96,23 @@ def adherence_task(
     metadata: Mapping[str, Any],
     scoring: RatingScoring = "sample",
     min_mass: float = DEFAULT_MIN_MASS,
+    normalize: Normalization = DEFAULT_NORMALIZATION,
 ) -> Task:
     """Assemble one dataset under one setting: samples, the judge (prompts or likelihood), the agreement metric.
 
     Prompted settings read the judge's answers by ``scoring``: ``sample`` parses ``repeats`` answers per
     question, ``logprobs`` reads one answer's top log-probabilities. ``setting=perplexity`` is scored by
-    likelihood and takes no ``scoring``.
+    likelihood, per scored token or (``normalize="byte"``, lm-eval's convention) per UTF-8 byte of the response,
+    and takes no ``scoring``.
     """
     if setting not in SETTINGS:
         raise OptionError(f"unknown setting {setting!r}; choose from {list(SETTINGS)}")
     if scoring == "logprobs" and setting == "perplexity":
         raise OptionError("setting=perplexity is scored by likelihood; scoring=logprobs applies to prompted settings")
     check_rating_scoring(scoring, min_mass)
+    check_normalization(normalize)
+    if normalize != DEFAULT_NORMALIZATION and setting != "perplexity":
+        raise OptionError(f"normalize={normalize} applies to setting=perplexity, not setting={setting}")
     all_criteria, document = load_criteria(folder)
     chosen = choose_criteria(all_criteria, names_option(criteria), str(folder))
     if not (folder / ITEMS_FILE).is_file():
@@ -120,7 +125,7 @@ def adherence_task(
     task_description = str(document.get("task_description") or "").strip()
     if setting == "perplexity":
         solver = score_likelihood()
-        scorer = likelihood_scores([criterion.name for criterion in chosen])
+        scorer = likelihood_scores([criterion.name for criterion in chosen], normalize)
         asked: dict[str, Any] = {}
     else:
         questions, answered_by = questions_for(setting, chosen)
@@ -149,6 +154,7 @@ def adherence_task(
             **metadata,
             "setting": setting,
             "scoring": "likelihood" if setting == "perplexity" else scoring,
+            **({"normalize": normalize} if setting == "perplexity" else {}),
             **({"min_mass": min_mass} if scoring == "logprobs" else {}),
             "n_items": len(items),
             "seed": seed,
@@ -190,6 +196,7 @@ def _dataset_task(dataset: AdherenceDataset):
         temperature: float = 0.0,
         scoring: RatingScoring = "sample",
         min_mass: float = DEFAULT_MIN_MASS,
+        normalize: Normalization = DEFAULT_NORMALIZATION,
     ) -> Task:
         folder = Path(data_dir).expanduser() if data_dir else public_folder(dataset)
         return adherence_task(
@@ -204,6 +211,7 @@ def _dataset_task(dataset: AdherenceDataset):
             {"source": str(data_dir) if data_dir else "public source", "description": dataset.description},
             scoring,
             min_mass,
+            normalize,
         )
 
     dataset_task.__name__ = dataset.name
@@ -221,6 +229,8 @@ def _dataset_task(dataset: AdherenceDataset):
         "    scoring: for the prompted settings, 'sample' (repeats answers parsed and averaged, default) or\n"
         "        'logprobs' (one answer, the expected rating over its top log-probabilities; P(yes) for yes/no)\n"
         f"    min_mass: with scoring=logprobs, the least probability on valid answers (default {DEFAULT_MIN_MASS})\n"
+        "    normalize: with setting=perplexity, the summed log-likelihood per scored 'token' (default) or per\n"
+        "        UTF-8 'byte' of the response (what lm-eval's adherence_*_perplexity tasks compute)\n"
     )
     return task(name=dataset.name)(dataset_task)
 
@@ -247,16 +257,28 @@ def custom(
     temperature: float = 0.0,
     scoring: RatingScoring = "sample",
     min_mass: float = DEFAULT_MIN_MASS,
+    normalize: Normalization = DEFAULT_NORMALIZATION,
 ) -> Task:
     """Instruction adherence on your own human-annotated data.
 
     Args:
         data_dir: folder with criteria.json and items.jsonl in the layout of the bundled datasets
-        setting, criteria, n, seed, repeats, temperature, scoring, min_mass: as for the paper datasets
+        setting, criteria, n, seed, repeats, temperature, scoring, min_mass, normalize: as for the paper datasets
     """
     folder = Path(data_dir).expanduser()
     if not folder.is_dir():
         raise OptionError(f"data_dir {folder} is not a folder")
     return adherence_task(
-        "custom", folder, setting, criteria, n, seed, repeats, temperature, {"source": str(folder)}, scoring, min_mass
+        "custom",
+        folder,
+        setting,
+        criteria,
+        n,
+        seed,
+        repeats,
+        temperature,
+        {"source": str(folder)},
+        scoring,
+        min_mass,
+        normalize,
     )

@@ -32,7 +32,7 @@ from dhp_tasks.suite import all_perturbations, read_suite, rule_variants
 from judge_data import DataError, OptionError, id_field, names_option, optional_text_field, read_jsonl, text_field
 from scorers.dhp import dhp_discernment, mean_ratings
 from scorers.discernment import Combination
-from scorers.likelihood import likelihood_scores
+from scorers.likelihood import DEFAULT_NORMALIZATION, Normalization, check_normalization, likelihood_scores
 from solvers.geval import rate_criteria
 from solvers.likelihood import score_likelihood
 from solvers.logprob_scoring import DEFAULT_MIN_MASS, check_rating_scoring
@@ -42,11 +42,11 @@ logger = logging.getLogger(__name__)
 Scoring = Literal["sample", "logprobs", "perplexity"]
 SCORINGS: tuple[Scoring, ...] = ("sample", "logprobs", "perplexity")
 LIKELIHOOD = "likelihood"
-"""The one "metric" of ``scoring=perplexity``: the judge's mean token log-likelihood of the text."""
+"""The one "metric" of ``scoring=perplexity``: the judge's log-likelihood of the text, per token or per byte."""
 
 DEFAULT_EXPERT_WEIGHTS = "expert_weights.json"
 
-DHP_TASK_VERSION = 1
+DHP_TASK_VERSION = 2
 """inspect's task version of every DHP task, also in the task metadata. Bump it whenever prompts, answer
 parsing or statistics change, so that results computed differently are never compared silently.
 
@@ -156,18 +156,23 @@ def dhp_task(
     metadata: Mapping[str, Any],
     scoring: Scoring = "sample",
     min_mass: float = DEFAULT_MIN_MASS,
+    normalize: Normalization = DEFAULT_NORMALIZATION,
 ) -> Task:
     """Assemble a DHP task from items and their variants: samples, the judge, the discernment metric.
 
     ``scoring="sample"`` rates each text with G-Eval prompts per metric, ``repeats`` answers averaged;
     ``scoring="logprobs"`` asks the same prompts once and takes the expected rating over the top
     log-probabilities of the answer (a parse failure below ``min_mass``); ``scoring="perplexity"``
-    scores it by the judge's mean token log-likelihood given its context, with no prompt (one
-    "metric", ``likelihood``; expert weights do not apply).
+    scores it by the judge's log-likelihood given its context, with no prompt, divided by the scored tokens
+    or (``normalize="byte"``, lm-eval's convention) by the text's UTF-8 bytes (one "metric",
+    ``likelihood``; expert weights do not apply).
     """
     if combine not in get_args(Combination):
         raise OptionError(f"unknown combine {combine!r}; choose from {list(get_args(Combination))}")
     check_rating_scoring(scoring, min_mass, SCORINGS)
+    check_normalization(normalize)
+    if normalize != DEFAULT_NORMALIZATION and scoring != "perplexity":
+        raise OptionError(f"normalize={normalize} applies to scoring=perplexity, not scoring={scoring}")
     if scoring == "perplexity":
         return _task(
             name,
@@ -175,11 +180,11 @@ def dhp_task(
             variants,
             chosen,
             score_likelihood(),
-            likelihood_scores([LIKELIHOOD]),
+            likelihood_scores([LIKELIHOOD], normalize),
             [LIKELIHOOD],
             {p.id: {LIKELIHOOD: 1.0} for p in chosen},
             combine,
-            {**metadata, "kind": kind.name, "seed": seed, "scoring": scoring},
+            {**metadata, "kind": kind.name, "seed": seed, "scoring": scoring, "normalize": normalize},
         )
     criteria = [criterion for criterion in kind.criteria if metrics is None or criterion.name in metrics]
     if metrics is not None and len(criteria) != len(metrics):
@@ -311,6 +316,7 @@ def paper_dataset_task(
     suite: str | None = None,
     scoring: Scoring = "sample",
     min_mass: float = DEFAULT_MIN_MASS,
+    normalize: Normalization = DEFAULT_NORMALIZATION,
 ) -> Task:
     names = requested_perturbations(perturbations)
     if suite is not None:
@@ -344,6 +350,7 @@ def paper_dataset_task(
         metadata={**metadata, "description": dataset.description, "n_items": len(items)},
         scoring=scoring,
         min_mass=min_mass,
+        normalize=normalize,
     )
 
 
@@ -362,6 +369,7 @@ def _dataset_task(dataset_name: str):
         suite: str | None = None,
         scoring: Scoring = "sample",
         min_mass: float = DEFAULT_MIN_MASS,
+        normalize: Normalization = DEFAULT_NORMALIZATION,
     ) -> Task:
         return paper_dataset_task(
             dataset,
@@ -376,6 +384,7 @@ def _dataset_task(dataset_name: str):
             suite,
             scoring,
             min_mass,
+            normalize,
         )
 
     dataset_task.__name__ = dataset_name
@@ -397,9 +406,11 @@ def _dataset_task(dataset_name: str):
         "        are then unused)\n"
         "    scoring: 'sample' (G-Eval ratings, repeats answers averaged; default), 'logprobs' (one answer\n"
         "        per metric, the expected rating over its top log-probabilities) or 'perplexity' (the judge's\n"
-        "        mean token log-likelihood of each text given its context, no prompt)\n"
+        "        log-likelihood of each text given its context, no prompt)\n"
         f"    min_mass: with scoring=logprobs, the least probability on on-scale ratings for a rating to\n"
         f"        count (default {DEFAULT_MIN_MASS}); below it the answer is a parse failure\n"
+        "    normalize: with scoring=perplexity, the summed log-likelihood per scored 'token' (default) or per\n"
+        "        UTF-8 'byte' of the text (what lm-eval's dhp_*_perplexity tasks compute)\n"
     )
     return task(name=dataset_name)(dataset_task)
 
@@ -445,6 +456,7 @@ def custom(
     combine: Combination = "hmp",
     scoring: Scoring = "sample",
     min_mass: float = DEFAULT_MIN_MASS,
+    normalize: Normalization = DEFAULT_NORMALIZATION,
 ) -> Task:
     """DHP discernment on your own reference texts.
 
@@ -454,8 +466,8 @@ def custom(
             summarization, story, qa or translation
         metrics: comma-separated subset of the kind's metrics (default: all)
         n: number of texts to draw (default: all)
-        seed, perturbations, repeats, temperature, expert_weights, combine, scoring, min_mass: as for the paper
-            datasets
+        seed, perturbations, repeats, temperature, expert_weights, combine, scoring, min_mass, normalize: as for
+            the paper datasets
     """
     if kind not in TEXT_KINDS:
         raise OptionError(f"unknown kind {kind!r}; choose from {sorted(TEXT_KINDS)}")
@@ -477,4 +489,5 @@ def custom(
         metadata={"source": str(data), "n_items": len(items), "n_eligible": len(pool)},
         scoring=scoring,
         min_mass=min_mass,
+        normalize=normalize,
     )

@@ -63,6 +63,12 @@ LM_EVAL_SCORINGS = ("sample", "perplexity")
 the top log-probabilities of generated tokens, which lm-eval's generate_until requests do not return."""
 
 
+LIKELIHOOD_NORMALIZATION = "byte"
+"""How the ``*_perplexity`` tasks normalise the continuation's summed log-likelihood: per UTF-8 byte of the response.
+lm-eval's ``loglikelihood`` requests return the sum without the number of tokens, so per byte is the only
+normalisation it can compute; inspect's tasks give the same numbers with ``-T normalize=byte``."""
+
+
 def _dhp_metrics(dataset: str, scoring: str) -> tuple[str, ...]:
     perturbations = [p.id for p in all_perturbations(dataset)]
     if scoring == "perplexity":

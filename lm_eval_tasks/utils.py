@@ -40,7 +40,7 @@ from dhp_tasks.prompts import TEXT_KINDS
 from fbi_tasks.fbi import fbi_task, judge_prompts
 from judge_data import names_option
 from judge_data.human import choose_criteria, load_criteria
-from lm_eval_tasks.tasks import TASKS, LmEvalTask, aggregation_name
+from lm_eval_tasks.tasks import LIKELIHOOD_NORMALIZATION, TASKS, LmEvalTask, aggregation_name
 from scorers.adherence import CriterionSpec, ReadAnswer, agreement_metrics, criterion_value
 from scorers.coeval import OVERALL, coeval_report
 from scorers.criteria_consistency import (
@@ -51,9 +51,9 @@ from scorers.criteria_consistency import (
 )
 from scorers.dhp import discernment_metrics, rating_value
 from scorers.fbi import EXPLANATION_KEYS, blind_spot_metrics, judgments
-from scorers.likelihood import likelihood_value
+from scorers.likelihood import likelihood_value, normalized_logprob
 from solvers.criteria_lists import criteria_prompt
-from solvers.likelihood import SEPARATOR
+from solvers.likelihood import SEPARATOR, response_bytes
 from solvers.stepwise import item_text, scoring_turns
 
 logger = logging.getLogger(__name__)
@@ -113,6 +113,12 @@ def _options(task: LmEvalTask, metadata: Mapping[str, Any]) -> dict[str, Any]:
 def docs(**metadata: Any) -> DatasetDict:
     """``custom_dataset``: one document per prompt of every sample the inspect task would judge."""
     task = TASKS[metadata[TASK_KEY]]
+    if task.output_type == "loglikelihood" and metadata.get("normalize", LIKELIHOOD_NORMALIZATION) != "byte":
+        raise ValueError(
+            f"{task.name}: normalize={metadata['normalize']!r} cannot be computed by lm-eval, whose loglikelihood "
+            "requests return no token count; its perplexity tasks normalise per UTF-8 byte of the response "
+            "(normalize=byte; inspect's tasks compute the same with -T normalize=byte)"
+        )
     options = _options(task, metadata)
     builders: dict[str, Callable[[LmEvalTask, dict[str, Any]], list[dict[str, str]]]] = {
         "dhp": _dhp_docs,
@@ -344,7 +350,13 @@ def likelihood_context(doc: Mapping[str, str]) -> str:
 
 
 def likelihood_continuation(doc: Mapping[str, str]) -> str:
-    """The scored text: the response, after the same separator as the inspect likelihood solver's."""
+    """The scored text: the response, after the same separator as the inspect likelihood solver's.
+
+    lm-eval (``_encode_pair``) moves the context's trailing whitespace into the continuation and, for causal
+    models, cuts the whole text's tokens after as many tokens as the context alone has; without context it
+    conditions the response on BOS (EOS without one). ``solvers.likelihood.continuation_split`` scores exactly
+    those tokens, so both harnesses sum the same log-probabilities: the separator's and the response's.
+    """
     meta = _meta(doc)
     return SEPARATOR + meta["response"] if meta.get("context") else meta["response"]
 
@@ -360,11 +372,10 @@ def collect_likelihood(doc: Mapping[str, str], results: Sequence[Any]) -> dict[s
 
     lm-eval's ``loglikelihood`` returns the summed log-probability of the continuation's tokens and not
     their number, so the length normalisation is lm-eval's own (per byte, as ``acc_norm`` and
-    ``bits_per_byte``), not inspect's mean per token.
+    ``bits_per_byte``): inspect's ``-T normalize=byte``, not its default mean per token.
     """
     log_likelihood, _ = results[0]
-    response_bytes = len(_meta(doc)["response"].encode("utf-8"))
-    score = log_likelihood / response_bytes if response_bytes else math.nan
+    score = normalized_logprob(log_likelihood, LIKELIHOOD_NORMALIZATION, n_bytes=response_bytes(_meta(doc)["response"]))
     record = (doc["settings"], doc["sample_id"], doc["metadata"], doc["prompt"], score)
     return dict.fromkeys(TASKS[_settings(doc)["task"]].metrics, record)
 

@@ -1,9 +1,11 @@
-"""Likelihood scoring: the mean token log-likelihood of a response given its context, under the judge model.
+"""Likelihood scoring: the log-likelihood of a response given its context, under the judge model.
 
 No prompt and no chat template: the model reads ``context + SEPARATOR + response`` (the response
-alone when there is no context) and we average log P(token | all tokens before it) over exactly the
-tokens that carry the response's characters. A token that straddles the boundary (part separator,
-part response) is scored: it holds response characters and is conditioned only on what precedes it.
+alone when there is no context) and we sum log P(token | all tokens before it) over the tokens that
+follow the context, exactly the tokens lm-eval's ``loglikelihood`` request sums for the continuation
+``SEPARATOR + response`` (see :func:`continuation_split`): the separator's tokens are scored with
+the response's. The sum is then normalised per token or per UTF-8 byte of the response
+(``scorers.likelihood.normalized_logprob``).
 
 Two ways to reach the judge, both through the model inspect already holds:
 
@@ -59,30 +61,39 @@ LLAMA_CPP_NOTE = (
 
 @dataclass(frozen=True)
 class Likelihood:
-    """Log-likelihood of a response's tokens; ``mean_logprob`` is NaN when no token could be scored."""
+    """Log-likelihood of the continuation's tokens; ``mean_logprob`` is NaN when no token could be scored."""
 
     mean_logprob: float
+    """``total_logprob / n_tokens``: the mean per token (the ``token`` normalisation)."""
     total_logprob: float
     n_tokens: int
-    """Response tokens scored. The very first token of the text has nothing before it and is never scored;
-    that happens to the response's first token only without context and without a BOS token."""
+    """Tokens scored: the separator's and the response's. The very first token of the text has nothing before it
+    and is never scored; that happens to the response's first token only without context on a completions server
+    that adds no BOS token (hf/ then conditions on BOS or EOS, as lm-eval does)."""
+    n_bytes: int
+    """UTF-8 bytes of the response alone, the denominator of the ``byte`` normalisation (lm-eval's convention)."""
     truncated_context_tokens: int
     """Context tokens cut from the left to fit the model's maximum length (hf/ only)."""
     truncated_response_tokens: int
     """Response tokens cut from the end when the response alone exceeds the maximum length (hf/ only)."""
     token_logprobs: tuple[float, ...]
     tokens: tuple[str, ...]
-    """Text of each scored token (a straddling token's text includes its separator characters)."""
+    """Text of each scored token (separator tokens first; a straddling token's text includes context characters)."""
 
 
 def _likelihood(
-    token_logprobs: list[float], tokens: list[str], truncated_context: int = 0, truncated_response: int = 0
+    response: str,
+    token_logprobs: list[float],
+    tokens: list[str],
+    truncated_context: int = 0,
+    truncated_response: int = 0,
 ) -> Likelihood:
     total = math.fsum(token_logprobs)
     return Likelihood(
         mean_logprob=total / len(token_logprobs) if token_logprobs else math.nan,
         total_logprob=total,
         n_tokens=len(token_logprobs),
+        n_bytes=response_bytes(response),
         truncated_context_tokens=truncated_context,
         truncated_response_tokens=truncated_response,
         token_logprobs=tuple(token_logprobs),
@@ -90,12 +101,21 @@ def _likelihood(
     )
 
 
+def response_bytes(response: str) -> int:
+    """The response's length in UTF-8 bytes, the denominator of the per-byte normalisation in both harnesses."""
+    return len(response.encode("utf-8"))
+
+
 def scored_text(context: str | None, response: str) -> tuple[str, int]:
-    """The text the model reads and the character offset where the response starts."""
-    if context is None:
+    """The text the model reads and the character offset where the scored continuation starts.
+
+    The continuation is what lm-eval scores for the request ``(context, SEPARATOR + response)``: its
+    ``_encode_pair`` moves the context's trailing whitespace into the continuation, so it starts right
+    after ``context.rstrip()``. No context (or an empty one) means the response alone, from offset 0.
+    """
+    if not context:
         return response, 0
-    prefix = context + SEPARATOR
-    return prefix + response, len(prefix)
+    return context + SEPARATOR + response, len(context.rstrip())
 
 
 def _provider(model: Model) -> str:
@@ -139,10 +159,10 @@ def check_likelihood_support(model: Model) -> None:
 
 
 async def response_likelihood(model: Model, context: str | None, response: str) -> Likelihood:
-    """Mean log P(token | preceding text) over the response's tokens in ``context + SEPARATOR + response``."""
+    """log P(token | preceding text) of the continuation's tokens in ``context + SEPARATOR + response``."""
     check_likelihood_support(model)
     if not response:
-        return _likelihood([], [])
+        return _likelihood(response, [], [])
     if _is_hf(model.api):
         return await anyio.to_thread.run_sync(_hf_likelihood, model.api, context, response)
     return await _completions_likelihood(model, context, response)
@@ -173,35 +193,46 @@ def _max_length(api: Any) -> int:
     return min(finite) if finite else sys.maxsize
 
 
-def _hf_likelihood(api: Any, context: str | None, response: str) -> Likelihood:
-    import torch
+def continuation_split(tokenizer: Any, context: str | None, response: str) -> tuple[list[int], list[int], list[str]]:
+    """The token ids before the continuation, the continuation's ids, and the continuation tokens' texts.
 
-    tokenizer = _tokenizer(api)
-    text, response_start = scored_text(context, response)
+    The same split as lm-eval's ``loglikelihood`` for the request ``(context, SEPARATOR + response)`` with its
+    hf backend: the whole text is tokenized as the tokenizer does by default and cut after as many tokens as
+    ``context.rstrip()`` alone has (``_encode_pair``); where a token straddles the boundary, that count decides
+    which tokens are scored, as in lm-eval (at a paragraph break byte-level BPE never straddles). Without
+    context the response, tokenized without special tokens, is conditioned on the BOS token (EOS when there is
+    none), unless the response already starts with it.
+    """
+    text, boundary = scored_text(context, response)
     try:
-        encoding = tokenizer(text, return_offsets_mapping=True)
+        encoding = tokenizer(text, add_special_tokens=bool(boundary), return_offsets_mapping=True)
     except NotImplementedError as error:
         raise PrerequisiteError(
             f"Likelihood scoring with hf/ needs a fast tokenizer (with offsets); {type(tokenizer).__name__} is not."
         ) from error
     ids: list[int] = list(encoding["input_ids"])
     offsets: list[tuple[int, int]] = [tuple(span) for span in encoding["offset_mapping"]]
-
-    # Response tokens: every token holding a response character (special tokens have empty spans).
-    response_indices = [i for i, (start, end) in enumerate(offsets) if end > response_start and end > start]
-    if not response_indices:
-        raise ValueError(f"the tokenizer gives the response no tokens of its own: {response!r}")
-    first, last = response_indices[0], response_indices[-1]
-    if response_indices != list(range(first, last + 1)):
-        raise ValueError(f"the response's tokens are not contiguous in {text!r}")
-    tokens = [text[start:end] for start, end in offsets[first : last + 1]]
-    response_ids = ids[first : last + 1]
-    if first > 0 and offsets[0] == (0, 0):  # the tokenizer's own start token, kept through truncation
-        lead, context_ids = ids[:1], ids[1:first]
+    if boundary:
+        n_context = len(tokenizer(text[:boundary])["input_ids"])
     else:
-        lead, context_ids = [], ids[:first]
-    if not lead and not context_ids and tokenizer.bos_token_id is not None:
-        lead = [tokenizer.bos_token_id]  # so that the response's first token is scored
+        prefix = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
+        if prefix is not None and ids[0] != prefix:
+            ids, offsets = [prefix, *ids], [(0, 0), *offsets]
+        n_context = 1
+    tokens = [text[start:end] for start, end in offsets[n_context:]]
+    return ids[:n_context], ids[n_context:], tokens
+
+
+def _hf_likelihood(api: Any, context: str | None, response: str) -> Likelihood:
+    import torch
+
+    tokenizer = _tokenizer(api)
+    context_ids, response_ids, tokens = continuation_split(tokenizer, context, response)
+    if not response_ids:
+        raise ValueError(f"the tokenizer gives the response no tokens of its own: {response!r}")
+    # a leading special token (BOS) is kept through truncation
+    lead = context_ids[:1] if context_ids[0] in tokenizer.all_special_ids else []
+    context_ids = context_ids[len(lead) :]
 
     budget = _max_length(api) - len(lead) - len(response_ids)
     truncated_response = max(0, -budget)
@@ -211,7 +242,7 @@ def _hf_likelihood(api: Any, context: str | None, response: str) -> Likelihood:
     truncated_context = len(context_ids) - len(kept_context)
     sequence = lead + kept_context + response_ids
     first = len(lead) + len(kept_context)
-    if first == 0:  # nothing before the response's first token: it cannot be scored
+    if first == 0:  # nothing before the continuation's first token: it cannot be scored
         first, tokens = 1, tokens[1:]
 
     keep = len(sequence) - first + 1  # logits at positions first-1 .. end; the last one predicts nothing
@@ -224,14 +255,14 @@ def _hf_likelihood(api: Any, context: str | None, response: str) -> Likelihood:
         logprobs = torch.log_softmax(logits[0, -keep:-1].float(), dim=-1)
         targets = input_ids[0, first:]
         token_logprobs = logprobs.gather(-1, targets[:, None])[:, 0].tolist()
-    return _likelihood(token_logprobs, tokens, truncated_context, truncated_response)
+    return _likelihood(response, token_logprobs, tokens, truncated_context, truncated_response)
 
 
 # completions servers ---------------------------------------------------------------------------------
 
 
 async def _completions_likelihood(model: Model, context: str | None, response: str) -> Likelihood:
-    text, response_start = scored_text(context, response)
+    text, boundary = scored_text(context, response)
     output = await model.generate(text, config=GenerateConfig(max_tokens=1, num_choices=1, prompt_logprobs=1))
     prompt_logprobs = output.choices[0].prompt_logprobs if output.choices else None
     if prompt_logprobs is None:
@@ -240,18 +271,22 @@ async def _completions_likelihood(model: Model, context: str | None, response: s
             f"Likelihood scoring works with {SUPPORTED_PROVIDERS}. {LLAMA_CPP_NOTE}"
         )
     tokens = [logprob.token for logprob in prompt_logprobs.content]
-    first = response_token_start(text, response_start, tokens)
-    return _likelihood([logprob.logprob for logprob in prompt_logprobs.content[first:]], tokens[first:])
+    first = response_token_start(text, boundary, tokens)
+    return _likelihood(response, [logprob.logprob for logprob in prompt_logprobs.content[first:]], tokens[first:])
 
 
-def response_token_start(text: str, response_start: int, tokens: list[str]) -> int:
-    """Index of the first token holding a response character, matching decoded tokens to ``text`` from its end.
+def response_token_start(text: str, boundary: int, tokens: list[str]) -> int:
+    """Index of the first token holding a character at or after ``boundary``, matching decoded tokens to ``text``
+    from its end.
 
+    ``boundary`` is where the continuation starts (:func:`scored_text`). The server tokenized the text itself,
+    so the context's own token count is unknown here; this character rule gives lm-eval's split whenever the
+    context tokenized alone is a prefix of the whole text's tokens (true of byte-level BPE at a paragraph break).
     ``tokens`` are the decoded prompt tokens that came with a log-probability, in order (vLLM gives none
-    to the first prompt token). Only the tokens from the response's start to the end of the text must
+    to the first prompt token). Only the tokens from the boundary to the end of the text must
     reproduce it exactly; the context may hold characters split across byte-level tokens, which decode to
-    U+FFFD one token at a time. When the tokens run out before the response starts, the text's first token
-    (which has no log-probability) holds the response's start, and every returned token is a response token.
+    U+FFFD one token at a time. When the tokens run out before the boundary, the text's first token
+    (which has no log-probability) holds it, and every returned token is a continuation token.
     """
     end = len(text)
     for index in range(len(tokens) - 1, -1, -1):
@@ -262,7 +297,7 @@ def response_token_start(text: str, response_start: int, tokens: list[str]) -> i
                 f"decodes to {tokens[index]!r} where the text has {text[max(start, 0) : end]!r} "
                 f"(characters {max(start, 0)}-{end}); the response's tokens cannot be located"
             )
-        if start <= response_start:
+        if start <= boundary:
             return index
         end = start
     return 0
@@ -273,9 +308,10 @@ def response_token_start(text: str, response_start: int, tokens: list[str]) -> i
 
 @solver
 def score_likelihood(model: str | Model | None = None) -> Solver:
-    """Score ``metadata["response"]`` given ``metadata["context"]`` (optional) by its mean token log-likelihood.
+    """Score ``metadata["response"]`` given ``metadata["context"]`` (optional) by its log-likelihood.
 
-    The :class:`Likelihood` fields go to ``state.store[STORE_KEY]``; ``state.output`` gets a one-line summary.
+    The :class:`Likelihood` fields go to ``state.store[STORE_KEY]`` (the scorer normalises them per token or
+    per byte); ``state.output`` gets a one-line summary.
 
     Args:
         model: The model that scores (default: the model being evaluated).
@@ -297,7 +333,10 @@ def score_likelihood(model: str | Model | None = None) -> Solver:
         state.store.set(STORE_KEY, asdict(likelihood))
         state.output = ModelOutput.from_content(
             model=str(scorer),
-            content=f"mean token log-likelihood {likelihood.mean_logprob:.4f} over {likelihood.n_tokens} tokens",
+            content=(
+                f"mean token log-likelihood {likelihood.mean_logprob:.4f} over {likelihood.n_tokens} tokens "
+                f"(sum {likelihood.total_logprob:.4f}, response {likelihood.n_bytes} bytes)"
+            ),
         )
         return state
 

@@ -6,6 +6,13 @@ log-probability ``-(i + 1)``, so tests know every value by hand. As in vLLM, pos
 log-probability (``null``), each position is a dict from token id to ``{logprob, rank, decoded_token}``
 with the prompt token first, and odd positions also carry a better-ranked alternative (what
 ``prompt_logprobs=1`` returns when the prompt token is not the most likely one).
+
+Given a Hugging Face tokenizer it tokenizes text prompts with it instead (as vLLM does: the tokenizer's
+default special tokens), also takes prompts of token ids (lm-eval's ``local-completions`` sends those), and
+answers ``echo=true, logprobs=N`` requests in the OpenAI completions shape lm-eval reads: ``logprobs`` with
+``tokens``, ``token_logprobs`` (``null`` first) and ``top_logprobs`` over the prompt and the one generated
+token. The log-probability callable then sees the decoded prompt, so both kinds of request for the same
+tokens get the same numbers.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 BOS = "<s>"
 _TOKEN = re.compile(r"\s*(?:\w+|[^\w\s])|\s+")
@@ -29,6 +37,19 @@ def toy_tokens(text: str) -> list[str]:
 def by_position(prompt: str, position: int) -> float:
     """The default log-probability of the prompt token at ``position``: ``-(position + 1)``."""
     return -(position + 1.0)
+
+
+def _echo_logprobs(prompt: str, tokens: list[str], logprob: Callable[[str, int], float]) -> dict:
+    """OpenAI's ``echo`` shape: every prompt token (the first without a log-probability), then the generated one."""
+    values = [None] + [logprob(prompt, position) for position in range(1, len(tokens))] + [-0.5]
+    texts = [*tokens, " the"]
+    offsets = [sum(len(token) for token in tokens[:position]) for position in range(len(texts))]
+    return {
+        "tokens": texts,
+        "token_logprobs": values,
+        "top_logprobs": [None if value is None else {text: value} for text, value in zip(texts, values)],
+        "text_offset": offsets,
+    }
 
 
 def _prompt_logprobs(prompt: str, tokens: list[str], logprob: Callable[[str, int], float]) -> list[dict | None]:
@@ -46,6 +67,7 @@ def _prompt_logprobs(prompt: str, tokens: list[str], logprob: Callable[[str, int
 
 class _Handler(BaseHTTPRequestHandler):
     bos: bool
+    tokenizer: Any
     with_prompt_logprobs: bool
     logprob: Callable[[str, int], float]
     calls: list[dict]
@@ -56,10 +78,18 @@ class _Handler(BaseHTTPRequestHandler):
         if not self.path.endswith("/completions") or self.path.endswith("/chat/completions"):
             self._reply(404, {"error": {"message": f"{self.path} is not served here"}})
             return
-        tokens = ([BOS] if self.bos else []) + toy_tokens(body["prompt"])
-        choice = {"index": 0, "text": " the", "logprobs": None, "finish_reason": "length", "stop_reason": None}
-        if self.with_prompt_logprobs and body.get("prompt_logprobs"):
-            choice["prompt_logprobs"] = _prompt_logprobs(body["prompt"], tokens, self.logprob)
+        prompts = body["prompt"] if isinstance(body["prompt"], list) and body["prompt"] else [body["prompt"]]
+        if isinstance(prompts[0], int):  # one prompt of token ids
+            prompts = [prompts]
+        choices = []
+        for index, prompt in enumerate(prompts):
+            text, tokens = self._tokenize(prompt)
+            choice = {"index": index, "text": " the", "logprobs": None, "finish_reason": "length", "stop_reason": None}
+            if self.with_prompt_logprobs and body.get("prompt_logprobs"):
+                choice["prompt_logprobs"] = _prompt_logprobs(text, tokens, self.logprob)
+            if body.get("echo") and body.get("logprobs"):
+                choice["logprobs"] = _echo_logprobs(text, tokens, self.logprob)
+            choices.append(choice)
         self._reply(
             200,
             {
@@ -67,10 +97,17 @@ class _Handler(BaseHTTPRequestHandler):
                 "object": "text_completion",
                 "created": 0,
                 "model": body.get("model", "toy"),
-                "choices": [choice],
+                "choices": choices,
                 "usage": {"prompt_tokens": len(tokens), "completion_tokens": 1, "total_tokens": len(tokens) + 1},
             },
         )
+
+    def _tokenize(self, prompt: str | list[int]) -> tuple[str, list[str]]:
+        """The prompt's text and its tokens' texts (a token that ends inside a character decodes to U+FFFD)."""
+        if self.tokenizer is None:
+            return prompt, ([BOS] if self.bos else []) + toy_tokens(prompt)
+        ids = self.tokenizer(prompt)["input_ids"] if isinstance(prompt, str) else prompt
+        return self.tokenizer.decode(ids), [self.tokenizer.decode([token]) for token in ids]
 
     def _reply(self, status: int, payload: dict) -> None:
         data = json.dumps(payload).encode()
@@ -86,20 +123,30 @@ class _Handler(BaseHTTPRequestHandler):
 
 @contextmanager
 def serve(
-    bos: bool = True, prompt_logprobs: bool = True, logprob: Callable[[str, int], float] = by_position
+    bos: bool = True,
+    prompt_logprobs: bool = True,
+    logprob: Callable[[str, int], float] = by_position,
+    tokenizer: Any = None,
 ) -> Iterator[tuple[str, list[dict]]]:
     """Run the fake server; yields its base URL and the requests it received.
 
     Args:
-        bos: Start every prompt with a BOS token, as vLLM does for tokenizers that add one.
+        bos: Start every prompt with a BOS token, as vLLM does for tokenizers that add one (toy tokens only).
         prompt_logprobs: Answer ``prompt_logprobs`` requests (False: ignore them, as llama.cpp's server does).
         logprob: The log-probability of the prompt token at a position, from the prompt and the position.
+        tokenizer: A Hugging Face tokenizer to tokenize with instead of the toy rule.
     """
     calls: list[dict] = []
     handler = type(
         "FakeCompletionsHandler",
         (_Handler,),
-        {"bos": bos, "with_prompt_logprobs": prompt_logprobs, "logprob": staticmethod(logprob), "calls": calls},
+        {
+            "bos": bos,
+            "tokenizer": tokenizer,
+            "with_prompt_logprobs": prompt_logprobs,
+            "logprob": staticmethod(logprob),
+            "calls": calls,
+        },
     )
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)

@@ -10,6 +10,7 @@ import subprocess
 import pytest
 from inspect_ai.log import read_eval_log
 
+from adherence_tasks.adherence import TASK_VERSION
 from judge_data.human import load_criteria, load_items, select_items
 from solvers.likelihood import SEPARATOR
 from tests import fake_completions
@@ -85,7 +86,7 @@ def test_a_judge_that_answers_the_human_scores_correlates_perfectly(tmp_path, se
     ] == pytest.approx(1.0)
     assert metrics["parse_failures"] == 0 and metrics["undefined"] == 0
     assert len(calls) == 30 * 4
-    assert log.eval.task_version == 1 and log.eval.metadata["setting"] == setting
+    assert log.eval.task_version == TASK_VERSION and log.eval.metadata["setting"] == setting
     prompt = calls[0]["messages"][-1]["content"]
     assert prompt.index("### Task input") < prompt.index("### Response") < prompt.index("### Evaluation")
     if setting == "rubric":

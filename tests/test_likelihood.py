@@ -35,16 +35,19 @@ def score(model, context, response):
 
 def test_scored_text_joins_context_and_response_with_the_separator():
     assert SEPARATOR == "\n\n"
-    assert scored_text("Tom ran.", "He fell.") == ("Tom ran.\n\nHe fell.", 10)
+    # the continuation starts where lm-eval's does: after the context without its trailing whitespace
+    assert scored_text("Tom ran.", "He fell.") == ("Tom ran.\n\nHe fell.", 8)
+    assert scored_text("Tom ran. \n", "He fell.") == ("Tom ran. \n\n\nHe fell.", 8)
     assert scored_text(None, "He fell.") == ("He fell.", 0)
+    assert scored_text("", "He fell.") == ("He fell.", 0)
 
 
-def test_response_starts_at_the_token_holding_its_first_character():
+def test_the_continuation_starts_at_the_token_holding_its_first_character():
     text, start = scored_text("Tom ran.", "He fell.")
-    # the first prompt token ("Tom") has no log-probability and is not in the list
-    assert response_token_start(text, start, [" ran", ".", "\n\n", "He", " fell", "."]) == 3
-    # a token straddling the boundary holds response characters: it is scored
-    assert response_token_start(text, start, [" ran", ".\n", "\nHe", " fell", "."]) == 2
+    # the first prompt token ("Tom") has no log-probability and is not in the list; the separator is scored
+    assert response_token_start(text, start, [" ran", ".", "\n\n", "He", " fell", "."]) == 2
+    # a token straddling the boundary holds continuation characters: it is scored
+    assert response_token_start(text, start, [" ran", ".\n", "\nHe", " fell", "."]) == 1
     # tokens ran out: the unscored first token holds the response's start
     text, start = scored_text(None, "He fell.")
     assert response_token_start(text, start, [" fell", "."]) == 0
@@ -53,7 +56,7 @@ def test_response_starts_at_the_token_holding_its_first_character():
 def test_context_characters_split_across_tokens_do_not_matter():
     text, start = scored_text("他跑了。", "He ran.")
     tokens = ["\ufffd", "\ufffd", "了", "。", "\n\n", "He", " ran", "."]
-    assert response_token_start(text, start, tokens) == 5
+    assert response_token_start(text, start, tokens) == 4
 
 
 def test_tokens_that_do_not_reproduce_the_response_are_refused():
@@ -184,7 +187,10 @@ def test_inspect_eval_stores_the_likelihood_of_each_sample(tmp_path):
     assert stored["no-context"]["token_logprobs"] == [-2, -3, -4, -5]
     assert stored["no-context"]["mean_logprob"] == -3.5
     outputs = {sample.id: sample.output.completion for sample in log.samples}
-    assert outputs["with-context"] == "mean token log-likelihood -6.5000 over 4 tokens"
+    assert (
+        outputs["with-context"] == "mean token log-likelihood -6.5000 over 4 tokens (sum -26.0000, response 13 bytes)"
+    )
+    assert stored["with-context"]["n_bytes"] == len("He fell down.")
     assert log.results.scores[0].metrics["mean"].value == pytest.approx((-6.5 - 3.5) / 2)
     assert len(calls) == 2
 
@@ -222,14 +228,14 @@ def direct_logprobs_of_ids(reference, ids: list[int], n: int) -> list[float]:
 
 
 def split_ids(reference, context: str | None, response: str) -> tuple[list[int], list[int]]:
-    """Token ids before the response (BOS alone without context) and the response's own token ids.
+    """Token ids of the context (BOS alone without one) and those of the separator and the response.
 
-    The boundary is where the decoded ids first spell the context and separator, so no offsets are involved."""
+    The boundary is where the decoded ids first spell the context, so no offsets are involved."""
     _, tokenizer = reference
     if context is None:
         return [tokenizer.bos_token_id], tokenizer(response)["input_ids"]
     ids = tokenizer(context + "\n\n" + response)["input_ids"]
-    boundary = next(k for k in range(len(ids)) if tokenizer.decode(ids[:k]) == context + "\n\n")
+    boundary = next(k for k in range(len(ids)) if tokenizer.decode(ids[:k]) == context)
     return ids[:boundary], ids[boundary:]
 
 
@@ -286,7 +292,7 @@ def test_hf_context_is_cut_from_the_left_and_an_overlong_response_at_its_end(hf_
 
     monkeypatch.setattr(likelihood, "_max_length", lambda api: 5)
     short = score(hf_judge, None, response)
-    assert (short.truncated_context_tokens, short.truncated_response_tokens) == (0, n - 4)  # BOS + 4 tokens fit
+    assert (short.truncated_context_tokens, short.truncated_response_tokens) == (0, full.n_tokens - 4)  # BOS + 4 fit
     assert short.n_tokens == 4 and short.tokens == full.tokens[:4]
     assert short.token_logprobs == pytest.approx(full.token_logprobs[:4], abs=1e-4)
 

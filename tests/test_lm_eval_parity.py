@@ -22,6 +22,7 @@ import pytest
 from coeval_tasks import data as coeval_data
 from dhp_tasks.prompts import TEXT_KINDS
 from lm_eval_tasks import TASK_DIR
+from lm_eval_tasks.tasks import TASKS
 from solvers.criteria_lists import criteria_prompt
 from tests.conftest import data_folder
 from tests.fake_judge import Answer, judged_text, reads_request, serve
@@ -189,7 +190,7 @@ def test_lm_eval_and_inspect_report_the_same_numbers(tmp_path, dhp_data, fbi_dat
                 assert same(ours[metric], value), (name, metric, ours[metric], value)
             else:  # rows that inspect leaves out, e.g. LLM-based perturbations without a suite
                 assert math.isnan(value), (name, metric, value)
-        assert results["versions"][name] == 1
+        assert results["versions"][name] == TASKS[name].version
     print(f"\n{'task':26} {'metric':40} {'inspect':>22} {'lm-eval':>22} {'difference':>11}")
     for name, metric, ours_value, theirs_value in rows:
         difference = 0.0 if math.isnan(ours_value) else theirs_value - ours_value
@@ -305,7 +306,7 @@ def test_lm_eval_and_inspect_report_the_same_coeval_numbers(tmp_path, minilm):  
         for metric, value in theirs.items():
             rows.append((name, metric, ours[metric], value))
             assert same(ours[metric], value), (name, metric, ours[metric], value)
-        assert results["versions"][name] == 1
+        assert results["versions"][name] == TASKS[name].version
     print(f"\n{'task':30} {'metric':36} {'inspect':>22} {'lm-eval':>22} {'difference':>11}")
     for name, metric, ours_value, theirs_value in rows:
         difference = 0.0 if math.isnan(ours_value) else theirs_value - ours_value
