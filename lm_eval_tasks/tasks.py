@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -34,7 +35,7 @@ OutputType = Literal["generate_until", "loglikelihood"]
 
 LOWER_IS_BETTER = re.compile(
     r"^(si_)?(error_rate|flip_rate|perturbed_both_orders|tie_both_orders|tie_rate|parse_failure|n_undefined|undefined"
-    r"|missed)"
+    r"|missed|explanation_unparsed)"
 )
 """Metric names where a better judge scores lower (everything else: higher is better, or neutral counts)."""
 
@@ -51,7 +52,10 @@ class LmEvalTask:
     ``criteria`` (criteria generation) or the scoring mode."""
     version: int
     metrics: tuple[str, ...]
-    group: str
+    """The metrics the YAML file lists. A ``custom`` task lists those every dataset has; the ones its data
+    names (per perturbation, criterion, group, annotator) are added when its documents are built."""
+    group: str | None
+    """The lm-eval group the task is in; None for tasks that need the user's files (``custom``, explanations)."""
 
     @property
     def output_type(self) -> OutputType:
@@ -69,14 +73,21 @@ lm-eval's ``loglikelihood`` requests return the sum without the number of tokens
 normalisation it can compute; inspect's tasks give the same numbers with ``-T normalize=byte``."""
 
 
-def _dhp_metrics(dataset: str, scoring: str) -> tuple[str, ...]:
-    perturbations = [p.id for p in all_perturbations(dataset)]
+CUSTOM = "custom"
+"""The dataset of the tasks on the user's own data (the inspect ``custom`` tasks)."""
+
+EXPLANATIONS = "explanations"
+"""The setting of the FBI task that checks the explanations of an earlier run's judgments."""
+
+
+def dhp_metric_names(scoring: str, perturbations: Sequence[str], criteria: Sequence[str]) -> tuple[str, ...]:
+    """What a DHP task reports for these perturbation ids and (with ``scoring="sample"``) quality metrics."""
     if scoring == "perplexity":
         metric_names = [LIKELIHOOD]
         headline = ["D_avg", "D_min", "n_undefined"]
         per_perturbation = [f"D/{p}" for p in perturbations]
     else:
-        metric_names = [criterion.name for criterion in TEXT_KINDS[DHP_DATASETS[dataset].kind].criteria]
+        metric_names = list(criteria)
         headline = ["D_avg", "D_min", "D_avg_EW", "D_min_EW", "n_undefined", "n_undefined_EW"]
         per_perturbation = [f"{d}/{p}" for p in perturbations for d in ("D", "D_EW")]
     failures = [f"{kind}/{name}" for name in metric_names for kind in ("parse_failures", "parse_failure_rate")]
@@ -103,13 +114,12 @@ def adherence_criteria(dataset: str) -> list[dict]:
     return json.loads(criteria_file(dataset).read_text(encoding="utf-8"))["criteria"]
 
 
-def _adherence_metrics(dataset: str) -> tuple[str, ...]:
-    criteria = adherence_criteria(dataset)
-    groups = [group for group in GROUPS if any(c["group"] == group for c in criteria)]
+def adherence_metric_names(criteria: Sequence[tuple[str, str]]) -> tuple[str, ...]:
+    """What an adherence task reports for these ``(name, group)`` criteria."""
+    groups = [group for group in GROUPS if any(criterion_group == group for _, criterion_group in criteria)]
     names = ["pearson", "pearson_ci_low", "pearson_ci_high", *(f"pearson/group/{group}" for group in groups)]
     names += ["undefined", "parse_failures"]
-    for criterion in criteria:
-        name = criterion["name"]
+    for name, _ in criteria:
         names += [f"{method}/{name}" for method in ("pearson", "spearman", "kendall")]
         names += [f"pearson_ci_low/{name}", f"pearson_ci_high/{name}", f"n/{name}"]
     return tuple(names)
@@ -122,24 +132,69 @@ per request type, so no request can hold another's answer. Independent per-crite
 different protocol, so they are not offered under that name."""
 
 
-def _coeval_metrics(dataset: str, setting: str) -> tuple[str, ...]:
-    if setting == "criteria":
-        return CRITERIA_LIST_KEYS
+def coeval_metric_names(annotator_ids: Sequence[str]) -> tuple[str, ...]:
+    """What a CoEval direct-scoring task reports for data scored by these annotators."""
     correlations = [f"{name}/{OVERALL}" for method in ("pearson", "spearman") for name in _rate_names(method)]
     names = [*correlations, f"n/{OVERALL}", "alpha/annotators", "pearson/annotator_pairs"]
     with_judge = ["alpha/annotators", "pearson/annotator_pairs", "alpha/with_judge"]
-    with_judge += [f"pearson/annotator/{annotator}" for annotator in COEVAL_DATASETS[dataset].annotator_ids]
+    with_judge += [f"pearson/annotator/{annotator}" for annotator in annotator_ids]
     names += [f"{name}/{OVERALL}" for name in [*with_judge, "pearson/judge_vs_annotators"]]
     return (*names, "parse_failures")
+
+
+def _explanation_metric_names() -> tuple[str, ...]:
+    names = ["explanation_caught_rate", *(f"explanation_caught_rate/{a}" for a in ABILITIES if a != SCORE_INVARIANT)]
+    names += [f"explanation_caught_rate/{c.ability}/{c.id}" for c in CATEGORIES if c.ability != SCORE_INVARIANT]
+    return (*names, "explanation_unparsed")
+
+
+def _custom_tasks() -> list[LmEvalTask]:
+    """The tasks on the user's data, listing the metrics that exist for any data (empty perturbations,
+    criteria and annotators name none of the others), and FBI's explanation check of an earlier run."""
+    tasks = [
+        LmEvalTask(
+            f"dhp_{CUSTOM}" + ("" if scoring == "sample" else f"_{scoring}"),
+            "dhp",
+            CUSTOM,
+            scoring,
+            DHP_TASK_VERSION,
+            dhp_metric_names(scoring, (), ()),
+            None,
+        )
+        for scoring in LM_EVAL_SCORINGS
+    ]
+    tasks += [
+        LmEvalTask(
+            f"adherence_{CUSTOM}_{setting}",
+            "adherence",
+            CUSTOM,
+            setting,
+            ADHERENCE_TASK_VERSION,
+            adherence_metric_names(()),
+            None,
+        )
+        for setting in ADHERENCE_SETTINGS
+    ]
+    tasks += [
+        LmEvalTask(
+            f"coeval_{CUSTOM}_{mode}", "coeval", CUSTOM, mode, COEVAL_TASK_VERSION, coeval_metric_names(()), None
+        )
+        for mode in LM_EVAL_COEVAL_MODES
+    ]
+    metrics = _explanation_metric_names()
+    tasks.append(LmEvalTask(f"fbi_{EXPLANATIONS}", "fbi", "fbi", EXPLANATIONS, FBI_TASK_VERSION, metrics, None))
+    return tasks
 
 
 def _build_table() -> dict[str, LmEvalTask]:
     tasks: list[LmEvalTask] = []
     for dataset in DHP_DATASETS:
+        perturbations = [p.id for p in all_perturbations(dataset)]
+        criteria = [criterion.name for criterion in TEXT_KINDS[DHP_DATASETS[dataset].kind].criteria]
         for scoring in LM_EVAL_SCORINGS:
             suffix = "" if scoring == "sample" else f"_{scoring}"
             group = "dhp" if scoring == "sample" else f"dhp_{scoring}"
-            metrics = _dhp_metrics(dataset, scoring)
+            metrics = dhp_metric_names(scoring, perturbations, criteria)
             tasks.append(
                 LmEvalTask(f"dhp_{dataset}{suffix}", "dhp", dataset, scoring, DHP_TASK_VERSION, metrics, group)
             )
@@ -155,11 +210,11 @@ def _build_table() -> dict[str, LmEvalTask]:
             continue
         for setting in ADHERENCE_SETTINGS:
             group = "adherence_perplexity" if setting == "perplexity" else "adherence"
-            metrics = _adherence_metrics(dataset.name)
+            metrics = adherence_metric_names([(c["name"], c["group"]) for c in adherence_criteria(dataset.name)])
             name = f"adherence_{dataset.name}_{setting}"
             tasks.append(LmEvalTask(name, "adherence", dataset.name, setting, ADHERENCE_TASK_VERSION, metrics, group))
     for dataset in COEVAL_DATASETS:
-        metrics = _coeval_metrics(dataset, "criteria")
+        metrics = CRITERIA_LIST_KEYS
         tasks.append(
             LmEvalTask(
                 f"coeval_criteria_{dataset}", "coeval", dataset, "criteria", CRITERIA_TASK_VERSION, metrics, "coeval"
@@ -167,10 +222,11 @@ def _build_table() -> dict[str, LmEvalTask]:
         )
     for dataset in COEVAL_DATASETS:
         for mode in LM_EVAL_COEVAL_MODES:
-            metrics = _coeval_metrics(dataset, mode)
+            metrics = coeval_metric_names(COEVAL_DATASETS[dataset].annotator_ids)
             tasks.append(
                 LmEvalTask(f"coeval_{dataset}_{mode}", "coeval", dataset, mode, COEVAL_TASK_VERSION, metrics, "coeval")
             )
+    tasks += _custom_tasks()
     return {task.name: task for task in tasks}
 
 

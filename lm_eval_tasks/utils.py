@@ -28,19 +28,34 @@ from lm_eval.api.instance import Instance
 from lm_eval.api.task import ConfigurableTask
 
 from adherence_tasks.adherence import adherence_task, expected_sign
+from adherence_tasks.adherence import custom as adherence_custom
 from adherence_tasks.datasets import DATASETS as ADHERENCE_DATASETS
 from adherence_tasks.prompts import Question, questions_for, render
 from adherence_tasks.sources import public_folder
 from coeval_tasks.criteria import criteria as criteria_task
 from coeval_tasks.data import load_human_scores
+from coeval_tasks.scoring import custom as coeval_custom
 from coeval_tasks.scoring import scoring_task
 from dhp_tasks.datasets import DATASETS as DHP_DATASETS
 from dhp_tasks.dhp import ALL_PERTURBATIONS, paper_dataset_task
+from dhp_tasks.dhp import custom as dhp_custom
 from dhp_tasks.prompts import TEXT_KINDS
 from fbi_tasks.fbi import fbi_task, judge_prompts
-from judge_data import names_option
+from judge_data import OptionError, names_option
 from judge_data.human import choose_criteria, load_criteria
-from lm_eval_tasks.tasks import LIKELIHOOD_NORMALIZATION, TASKS, LmEvalTask, aggregation_name
+from lm_eval_tasks.explanations import JUDGMENTS_OPTION, explanation_documents
+from lm_eval_tasks.tasks import (
+    CUSTOM,
+    EXPLANATIONS,
+    LIKELIHOOD_NORMALIZATION,
+    TASKS,
+    LmEvalTask,
+    adherence_metric_names,
+    aggregation_name,
+    coeval_metric_names,
+    dhp_metric_names,
+    higher_is_better,
+)
 from scorers.adherence import CriterionSpec, ReadAnswer, agreement_metrics, criterion_value
 from scorers.coeval import OVERALL, coeval_report
 from scorers.criteria_consistency import (
@@ -50,10 +65,11 @@ from scorers.criteria_consistency import (
     score_criteria_lists,
 )
 from scorers.dhp import discernment_metrics, rating_value
-from scorers.fbi import EXPLANATION_KEYS, blind_spot_metrics, judgments
+from scorers.fbi import EXPLANATION_KEYS, blind_spot_metrics, explanation_counts, explanation_metrics, judgments
 from scorers.likelihood import likelihood_value, normalized_logprob
 from solvers.criteria_lists import criteria_prompt
 from solvers.likelihood import SEPARATOR, response_bytes
+from solvers.score_parsing import parse_yes_no
 from solvers.stepwise import item_text, scoring_turns
 
 logger = logging.getLogger(__name__)
@@ -103,11 +119,45 @@ reference list is always asked at temperature 0 (``criteria`` applies to the sco
 ``samples``, ``temperature``, ``embedder`` and ``match_threshold`` to the criteria tasks)."""
 
 
+CUSTOM_OPTIONS: dict[str, dict[str, Any]] = {
+    "dhp": {
+        "data": None,
+        "kind": "summarization",
+        "metrics": None,
+        "n": None,
+        "seed": 0,
+        "perturbations": ALL_PERTURBATIONS,
+        "expert_weights": None,
+        "combine": "hmp",
+    },
+    "adherence": OPTIONS["adherence"],
+    "coeval": {"data_dir": None, "criteria": None, "n": None, "seed": 0},
+}
+"""The options of the ``custom`` tasks: the inspect ``custom`` task's ``-T`` options that choose the items."""
+
+USER_FILE = {"dhp": "data", "adherence": "data_dir", "coeval": "data_dir"}
+"""The option that names the user's data in each suite's ``custom`` tasks (required)."""
+
+
+def _option_defaults(task: LmEvalTask) -> dict[str, Any]:
+    if task.dataset == CUSTOM:
+        return CUSTOM_OPTIONS[task.suite]
+    if task.setting == EXPLANATIONS:
+        return {JUDGMENTS_OPTION: None}
+    return OPTIONS[task.suite]
+
+
 def _options(task: LmEvalTask, metadata: Mapping[str, Any]) -> dict[str, Any]:
     """The task's options: top-level metadata keys, overridden by those under the suite's name, then under the
     task's name (so one command can point every task at its own data)."""
     given = {**metadata, **(metadata.get(task.suite) or {}), **(metadata.get(task.name) or {})}
-    return {name: given.get(name, default) for name, default in OPTIONS[task.suite].items()}
+    options = {name: given.get(name, default) for name, default in _option_defaults(task).items()}
+    if task.dataset == CUSTOM and not options[USER_FILE[task.suite]]:
+        raise OptionError(
+            f'{task.name} runs on your data: pass --metadata \'{{"{USER_FILE[task.suite]}": "<path>"}}\' '
+            f"(the -T {USER_FILE[task.suite]}= option of inspect's {task.suite}_tasks/custom)"
+        )
+    return options
 
 
 def docs(**metadata: Any) -> DatasetDict:
@@ -140,22 +190,35 @@ def _documents(samples, prompt_names: Sequence[str], settings: Mapping[str, Any]
 
 
 def _dhp_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, str]]:
-    dataset = DHP_DATASETS[task.dataset]
-    built = paper_dataset_task(
-        dataset,
-        options["data_dir"],
-        int(options["n"]),
-        int(options["seed"]),
-        options["perturbations"],
-        1,
-        0.0,
-        options["expert_weights"],
-        options["combine"],
-        options["suite"],
-        task.setting,
-    )
+    if task.dataset == CUSTOM:
+        built = dhp_custom(
+            data=options["data"],
+            kind=options["kind"],
+            metrics=options["metrics"],
+            n=None if options["n"] is None else int(options["n"]),
+            seed=int(options["seed"]),
+            perturbations=options["perturbations"],
+            repeats=1,
+            expert_weights=options["expert_weights"],
+            combine=options["combine"],
+            scoring=task.setting,
+        )
+    else:
+        built = paper_dataset_task(
+            DHP_DATASETS[task.dataset],
+            options["data_dir"],
+            int(options["n"]),
+            int(options["seed"]),
+            options["perturbations"],
+            1,
+            0.0,
+            options["expert_weights"],
+            options["combine"],
+            options["suite"],
+            task.setting,
+        )
     meta = built.metadata
-    kind = TEXT_KINDS[dataset.kind]
+    kind = TEXT_KINDS[meta["kind"]]
     settings = {
         "task": task.name,
         "kind": kind.name,
@@ -165,10 +228,15 @@ def _dhp_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, str]]
         "low": kind.prompt.low,
         "high": kind.prompt.high,
     }
+    if task.dataset == CUSTOM:
+        criteria = [] if task.setting == "perplexity" else meta["metrics"]
+        settings[METRIC_NAMES] = dhp_metric_names(task.setting, list(meta["perturbations"]), criteria)
     return _documents(built.dataset, meta["metrics"], settings)
 
 
 def _fbi_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, str]]:
+    if task.setting == EXPLANATIONS:
+        return explanation_documents(options[JUDGMENTS_OPTION])
     paradigm, strategy = task.setting.split("/")
     built = fbi_task(
         paradigm,
@@ -192,18 +260,23 @@ def _fbi_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, str]]
 
 def _adherence_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, str]]:
     data_dir = options["data_dir"]
-    folder = Path(data_dir).expanduser() if data_dir else public_folder(ADHERENCE_DATASETS[task.dataset])
-    built = adherence_task(
-        task.dataset,
-        folder,
-        task.setting,
-        options["criteria"],
-        None if options["n"] is None else int(options["n"]),
-        int(options["seed"]),
-        1,
-        0.0,
-        {"source": str(data_dir) if data_dir else "public source"},
-    )
+    n = None if options["n"] is None else int(options["n"])
+    if task.dataset == CUSTOM:
+        built = adherence_custom(data_dir, task.setting, options["criteria"], n, int(options["seed"]))
+        folder = Path(data_dir).expanduser()
+    else:
+        folder = Path(data_dir).expanduser() if data_dir else public_folder(ADHERENCE_DATASETS[task.dataset])
+        built = adherence_task(
+            task.dataset,
+            folder,
+            task.setting,
+            options["criteria"],
+            n,
+            int(options["seed"]),
+            1,
+            0.0,
+            {"source": str(data_dir) if data_dir else "public source"},
+        )
     all_criteria, document = load_criteria(folder)
     chosen = choose_criteria(all_criteria, names_option(options["criteria"]), str(folder))
     settings: dict[str, Any] = {
@@ -211,6 +284,8 @@ def _adherence_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str,
         "setting": task.setting,
         "criteria": [[c.name, c.group, expected_sign(task.setting, c)] for c in chosen],
     }
+    if task.dataset == CUSTOM:
+        settings[METRIC_NAMES] = adherence_metric_names([(c.name, c.group) for c in chosen])
     if task.setting == "perplexity":
         return _documents(built.dataset, [LIKELIHOOD_PROMPT], settings)
     questions, answered_by = questions_for(task.setting, chosen)
@@ -219,6 +294,9 @@ def _adherence_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str,
     settings["answered_by"] = answered_by
     return _documents(built.dataset, [q.key for q in questions], settings)
 
+
+METRIC_NAMES = "metric_names"
+"""Settings key of a ``custom`` task: every metric it reports, named after the user's data."""
 
 LIKELIHOOD_PROMPT = "likelihood"
 """The one "prompt" of a likelihood document: the response given its context."""
@@ -243,8 +321,11 @@ def _coeval_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, st
         )
         keys = ("samples", "temperature", "embedder", "match_threshold")
         return _documents(built.dataset, [CRITERIA_PROMPT], {"task": task.name, **{k: built.metadata[k] for k in keys}})
-    source = load_human_scores(task.dataset, options["data_dir"])
-    built = scoring_task(source, task.setting, options["criteria"], n, int(options["seed"]), 0.0)
+    if task.dataset == CUSTOM:
+        built = coeval_custom(options["data_dir"], task.setting, options["criteria"], n, int(options["seed"]))
+    else:
+        source = load_human_scores(task.dataset, options["data_dir"])
+        built = scoring_task(source, task.setting, options["criteria"], n, int(options["seed"]), 0.0)
     low, high = built.metadata["overall_range"]
     settings = {
         "task": task.name,
@@ -254,6 +335,9 @@ def _coeval_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, st
         "low": low,
         "high": high,
     }
+    if task.dataset == CUSTOM:
+        annotators = dict.fromkeys(name for sample in built.dataset for name in sample.metadata["annotator_ids"])
+        settings[METRIC_NAMES] = coeval_metric_names(list(annotators))
     return _documents(built.dataset, [OVERALL], settings)
 
 
@@ -297,6 +381,11 @@ def criteria_lists_prompt(doc: Mapping[str, str]) -> str:
     return _criteria_request(_meta(doc))
 
 
+def explanation_check(doc: Mapping[str, str]) -> str:
+    """The checker's prompt about one judgment of the judge run (built when the documents are read)."""
+    return doc["check"]
+
+
 def coeval_prompt(doc: Mapping[str, str]) -> str:
     """The direct-mode question about one response (``scoring_turns``, as the inspect solver asks it; direct
     mode asks about no criterion)."""
@@ -330,6 +419,31 @@ class CriteriaListsTask(ConfigurableTask):
             Instance("generate_until", doc, (ctx, reference), 0, (task_name, doc_id, 1), **kwargs),
             Instance("generate_until", doc, (ctx, sampled), 1, (task_name, doc_id, int(settings["samples"])), **kwargs),
         ]
+
+
+class UserDataTask(ConfigurableTask):
+    """A task on the user's data (``*_custom*``): besides the metrics its YAML lists, those every dataset has,
+    it reports the ones the data names (per perturbation, criterion, group or annotator), known once its
+    documents are built, with the same aggregations and directions as the table's tasks."""
+
+    def __init__(self, config: Mapping[str, Any] | None = None) -> None:
+        # lm-eval 0.4.13 passes the YAML's ``class`` key on to TaskConfig, which has no such field
+        super().__init__(config={key: value for key, value in (config or {}).items() if key != "class"})
+        documents = self.test_docs()
+        named = json.loads(documents[0]["settings"])[METRIC_NAMES] if len(documents) else []
+        listed = super().aggregation()
+        self.data_metrics = [name for name in named if name not in listed]
+
+    def process_results(self, doc: dict, results: Sequence[Any]) -> dict[str, Any]:
+        """The hook's record (the same for every metric) under every metric name, the data's included."""
+        listed = super().process_results(doc, results)
+        return {**listed, **dict.fromkeys(self.data_metrics, next(iter(listed.values())))}
+
+    def aggregation(self) -> dict[str, Callable[[Sequence[tuple]], float]]:
+        return {**super().aggregation(), **{name: _aggregation(name) for name in self.data_metrics}}
+
+    def higher_is_better(self) -> dict[str, bool]:
+        return {**super().higher_is_better(), **{name: higher_is_better(name) for name in self.data_metrics}}
 
 
 def every_answer(resps: Sequence[Sequence[str]], docs: Sequence[Mapping]) -> Sequence[Sequence[str]]:
@@ -399,6 +513,12 @@ def _dhp_metrics(settings: Mapping[str, Any], samples) -> dict[str, float]:
 
 
 def _fbi_metrics(settings: Mapping[str, Any], samples) -> dict[str, float]:
+    if TASKS[settings["task"]].setting == EXPLANATIONS:
+        checked = []
+        for meta, answers in samples:
+            checks = {name: parse_yes_no(texts[0]) for name, texts in answers.items()}
+            checked.append((meta, explanation_counts(checks)))
+        return explanation_metrics(checked)
     paradigm, scale = settings["paradigm"], settings["scale"] or 10
     values = []
     for meta, answers in samples:

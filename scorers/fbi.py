@@ -135,6 +135,33 @@ CheckPrompt = Callable[[str, Sequence[tuple[str, str]], str, str], str]
 """Builds the explanation check from (question, labelled answers as the judge saw them, flawed label, explanation)."""
 
 
+def explanation_checks(
+    paradigm: Paradigm,
+    parsed: Mapping[str, Any],
+    metadata: Mapping[str, Any],
+    answers: Mapping[str, str],
+    check_prompt: CheckPrompt,
+) -> dict[str, str]:
+    """The checker's prompt for each judgment of an item that rated the perturbed answer as good as the gold one
+    (``parsed["rated_equal"]`` of :func:`judgments`), by judgment name: the judge's answer as the explanation, the
+    answers as that judgment showed them."""
+    return {
+        name: check_prompt(metadata["question"], *_shown_answers(paradigm, name, metadata), answers[name])
+        for name in parsed["rated_equal"]
+    }
+
+
+def explanation_counts(checks: Mapping[str, bool | None]) -> dict[str, float]:
+    """An item's checked, caught and unparsed explanations from the checker's parsed answers (True: it names the
+    error, False: it does not, None: no verdict)."""
+    flags = list(checks.values())
+    return {
+        "explanation_checked": float(sum(flag is not None for flag in flags)),
+        "explanation_caught": float(sum(flag is True for flag in flags)),
+        "explanation_unparsed": float(sum(flag is None for flag in flags)),
+    }
+
+
 @scorer(metrics=[])
 def blind_spot_judgments(
     paradigm: Paradigm,
@@ -174,21 +201,12 @@ def blind_spot_judgments(
         checks: dict[str, bool | None] = {}
         if check_prompt and not invariant and EXPLANATION_CHECKER_ROLE in model_roles():
             checker = get_model(role=EXPLANATION_CHECKER_ROLE)
-            question = state.metadata["question"]
+            prompts = explanation_checks(paradigm, parsed, state.metadata, answers, check_prompt)
             outputs = await asyncio.gather(
-                *(
-                    checker.generate(
-                        check_prompt(question, *_shown_answers(paradigm, name, state.metadata), answers[name]),
-                        config=check_config,
-                    )
-                    for name in parsed["rated_equal"]
-                )
+                *(checker.generate(prompt, config=check_config) for prompt in prompts.values())
             )
-            checks = {name: parse_yes_no(output.completion) for name, output in zip(parsed["rated_equal"], outputs)}
-            flags = list(checks.values())
-            value["explanation_checked"] = float(sum(flag is not None for flag in flags))
-            value["explanation_caught"] = float(sum(flag is True for flag in flags))
-            value["explanation_unparsed"] = float(sum(flag is None for flag in flags))
+            checks = {name: parse_yes_no(output.completion) for name, output in zip(prompts, outputs)}
+            value.update(explanation_counts(checks))
         else:
             value.update(dict.fromkeys(EXPLANATION_KEYS, math.nan))
         return Score(
@@ -229,10 +247,7 @@ def blind_spot_rates(paradigm: Paradigm) -> Metric:
 
 def blind_spot_metrics(paradigm: Paradigm, samples: Iterable[tuple[Mapping[str, Any], Any]]) -> dict[str, float]:
     """The metric's numbers from ``(sample metadata, score value)`` pairs, for any harness."""
-    items: list[tuple[tuple[str, str, bool], Mapping[str, Any]]] = []
-    for metadata, value in samples:
-        if isinstance(value, Mapping) and "ability" in metadata:
-            items.append(((metadata["ability"], metadata["category"], bool(metadata["invariant"])), value))
+    items = _placed(samples)
     metrics = error_rate_metrics(FailureRecord(*place, as_float(value.get("failure"))) for place, value in items)
     if paradigm == "pairwise":
         for name in GOLD_POSITION:
@@ -255,6 +270,23 @@ def blind_spot_metrics(paradigm: Paradigm, samples: Iterable[tuple[Mapping[str, 
     metrics.update(_explanation_metrics(items))
     metrics["parse_failures"] = _total([as_float(value.get("parse_failures")) for _, value in items])
     return headlines_first(metrics, HEADLINES)
+
+
+def _placed(
+    samples: Iterable[tuple[Mapping[str, Any], Any]],
+) -> list[tuple[tuple[str, str, bool], Mapping[str, Any]]]:
+    """``((ability, category, invariant), score value)`` of every scored item."""
+    return [
+        ((metadata["ability"], metadata["category"], bool(metadata["invariant"])), value)
+        for metadata, value in samples
+        if isinstance(value, Mapping) and "ability" in metadata
+    ]
+
+
+def explanation_metrics(samples: Iterable[tuple[Mapping[str, Any], Any]]) -> dict[str, float]:
+    """The explanation-check numbers alone from ``(sample metadata, score value)`` pairs whose values hold
+    :func:`explanation_counts` (lm-eval checks the explanations in a run of their own)."""
+    return _explanation_metrics(_placed(samples))
 
 
 def _explanation_metrics(items: list[tuple[tuple[str, str, bool], Mapping[str, Any]]]) -> dict[str, float]:

@@ -21,11 +21,13 @@ import pytest
 
 from coeval_tasks import data as coeval_data
 from dhp_tasks.prompts import TEXT_KINDS
+from judge_data.human import load_criteria, load_items
 from lm_eval_tasks import TASK_DIR
 from lm_eval_tasks.tasks import TASKS
 from solvers.criteria_lists import criteria_prompt
 from tests.conftest import data_folder
 from tests.fake_judge import Answer, judged_text, reads_request, serve
+from tests.test_adherence_integration import _ITEM as ADHERENCE_ITEM
 from tests.test_adherence_integration import knows_the_humans, unambiguous_seed
 from tests.test_coeval_criteria import coeval_folder, minilm  # noqa: F401 (minilm is a fixture)
 from tests.test_inspect_integration import metrics_of, originals_of, run_inspect
@@ -324,3 +326,200 @@ def test_lm_eval_and_inspect_report_the_same_coeval_numbers(tmp_path, minilm):  
     assert "pearson/annotator/A03/overall" in direct and "pearson/simple_language" not in direct
     assert results["higher_is_better"]["coeval_criteria_self_instruct"]["missed"] is False
     assert len(rows) == 7 + 19
+
+
+def compare(inspect_metrics: dict[str, float], results: dict, name: str) -> list[tuple[str, str, float, float]]:
+    """Every metric lm-eval reports for ``name`` equals inspect's (to 1e-9), or is NaN where inspect has none."""
+    rows = []
+    for metric, value in lm_eval_metrics(results, name).items():
+        if metric in inspect_metrics:
+            rows.append((name, metric, inspect_metrics[metric], value))
+            assert same(inspect_metrics[metric], value), (name, metric, inspect_metrics[metric], value)
+        else:
+            assert math.isnan(value), (name, metric, value)
+    return rows
+
+
+def print_rows(rows: list[tuple[str, str, float, float]]) -> None:
+    print(f"\n{'task':26} {'metric':56} {'inspect':>22} {'lm-eval':>22} {'difference':>11}")
+    for name, metric, ours_value, theirs_value in rows:
+        difference = 0.0 if math.isnan(ours_value) else theirs_value - ours_value
+        print(f"{name:26} {metric:56} {ours_value:22.15g} {theirs_value:22.15g} {difference:11.3g}")
+
+
+def human_scored_folder(folder: Path, n: int) -> Path:
+    """A small human-scored dataset of our own: two criteria, three annotators (R1-R3) with seeded scores."""
+    folder.mkdir(parents=True)
+    criteria = [
+        {"name": "clarity", "original_name": "Clarity", "group": "Content", "definition": "It is easy to read."},
+        {"name": "accuracy", "original_name": "Accuracy", "group": "Integrity", "definition": "Its facts are right."},
+    ]
+    scale = {"range": [1, 5], "scale": "likert", "higher_is_better": True}
+    document = {"task_description": "Answer a child's question in one sentence.", "criteria": []}
+    document["criteria"] = [{**criterion, **scale} for criterion in criteria]
+    (folder / "criteria.json").write_text(json.dumps(document))
+    rng = np.random.default_rng(7)
+    rows = []
+    for j in range(n):
+        scores = {c["name"]: [float(s) for s in rng.integers(1, 6, size=3)] for c in criteria}
+        rows.append(
+            {
+                "id": f"q{j}",
+                "task": f"Why does thing number {j} happen?",
+                "response": f"Thing {j} happens because of reason {j * 7 % 11}.",
+                "criteria": {name: float(np.mean(values)) for name, values in scores.items()},
+                "annotator_scores": scores,
+                "annotator_ids": ["R1", "R2", "R3"],
+            }
+        )
+    (folder / "items.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return folder
+
+
+def knows_the_folder(folder: Path) -> Answer:
+    """Answers an adherence question with the human mean of the criterion its prompt names."""
+    criteria, _ = load_criteria(folder)
+    human = {(item.task, item.response): item.human for item in load_items(folder, criteria)}
+
+    def answer(prompt: str) -> str:
+        task, response, ask = ADHERENCE_ITEM.search(prompt).groups()
+        criterion = next(c for c in criteria if c.title in ask)
+        return f"Score: {human[(task, response)][criterion.name]:.6f}"
+
+    return answer
+
+
+def test_lm_eval_and_inspect_report_the_same_numbers_on_custom_data(tmp_path):
+    texts = [
+        f"The report covers site {j}. It lists the costs in detail. Every figure is checked twice. The board signs it."
+        for j in range(5)
+    ]
+    dhp_file = tmp_path / "texts.jsonl"
+    dhp_file.write_text(
+        "".join(
+            json.dumps({"id": f"t{j}", "text": text, "context": "An article."}) + "\n" for j, text in enumerate(texts)
+        )
+    )
+    folder = human_scored_folder(tmp_path / "scored", 16)
+    direct = coeval_judge([], coeval_data.read_local_items("custom", folder).items)
+    judge = by_prompt(
+        {
+            TEXT_KINDS["summarization"].prompt.task: partly_discerning(set(texts)),
+            "### Task description": noisy(knows_the_folder(folder), 1, 5),
+            "Give the output an overall quality score": lambda prompt: direct({"messages": [{"content": prompt}]}),
+        }
+    )
+    perturbations = "typos_minor,sentence_reorder_major"
+    runs = {
+        "dhp_custom": (
+            "dhp_tasks/custom",
+            f"data={dhp_file}",
+            "metrics=coherence,fluency",
+            f"perturbations={perturbations}",
+        ),
+        "adherence_custom_rubric": ("adherence_tasks/custom", f"data_dir={folder}", "setting=rubric"),
+        "coeval_custom_direct": ("coeval_tasks/custom", f"data_dir={folder}", "mode=direct"),
+    }
+    inspect_metrics, inspect_prompts = {}, set()
+    started = time.perf_counter()
+    for name, (task, *args) in runs.items():
+        log, calls = run_inspect(task, judge, tmp_path / "inspect" / name, *args)
+        inspect_metrics[name] = metrics_of(log)
+        inspect_prompts |= {json.dumps(call["messages"]) for call in calls}
+    inspect_seconds = time.perf_counter() - started
+
+    metadata = {
+        "dhp_custom": {"data": str(dhp_file), "metrics": "coherence,fluency", "perturbations": perturbations},
+        "adherence_custom_rubric": {"data_dir": str(folder)},
+        "coeval_custom_direct": {"data_dir": str(folder)},
+    }
+    started = time.perf_counter()
+    with serve(judge) as (url, calls):
+        results = run_lm_eval(
+            list(runs),
+            metadata,
+            tmp_path,
+            "local-chat-completions",
+            f"model=judge,base_url={url}/chat/completions,num_concurrent=1",
+            ("--apply_chat_template",),
+        )
+    lm_eval_seconds = time.perf_counter() - started
+
+    assert {json.dumps(call["messages"]) for call in calls} == inspect_prompts
+    assert len(calls) == 5 * 3 * 2 * 5 + 16 * 2 + 16
+    rows = [row for name in runs for row in compare(inspect_metrics[name], results, name)]
+    print_rows(rows)
+    print(f"wall time: inspect {inspect_seconds:.1f} s (3 runs), lm_eval {lm_eval_seconds:.1f} s (one run)")
+
+    # the metrics named by the data are reported, with their directions
+    dhp = lm_eval_metrics(results, "dhp_custom")
+    assert {"D/typos_minor", "D_EW/sentence_reorder_major", "parse_failures/fluency"} <= set(dhp)
+    assert "parse_failures/relevance" not in dhp and 0 < dhp["D_avg"]
+    adherence = lm_eval_metrics(results, "adherence_custom_rubric")
+    assert 0.3 < adherence["pearson/clarity"] < 1 and "pearson/group/Integrity" in adherence
+    coeval = lm_eval_metrics(results, "coeval_custom_direct")
+    assert {f"pearson/annotator/R{k}/overall" for k in (1, 2, 3)} <= set(coeval)
+    assert coeval["parse_failures"] > 0
+    assert results["higher_is_better"]["adherence_custom_rubric"]["n/accuracy"] is True
+    assert results["higher_is_better"]["dhp_custom"]["parse_failures/coherence"] is False
+    assert all(results["versions"][name] == 1 for name in runs)
+    assert len(rows) == len(dhp) + len(adherence) + len(coeval)
+
+
+CHECKER = "[Evaluator's explanation]"
+
+
+def tying_fbi_judge(prompt: str) -> str:
+    """Rates 7, 8 or 9 (a third of the pairs equal), ties one pair order in four, and as the checker says yes,
+    no, or nothing parsable; every answer fixed by the prompt."""
+    if CHECKER in prompt:
+        return ["The explanation names it. [[YES]]", "[[NO]]", "It is hard to say."][_draw(prompt, 3)]
+    if "[Answer A]" in prompt:
+        return ["Answer A has a slip, but they are even. [[C]]", "[[A]]", "[[B]]", "Even. [[C]]"][_draw(prompt, 4)]
+    return f"Some explanation. Rating: [[{7 + _draw(prompt, 3)}]]"
+
+
+@pytest.mark.parametrize("paradigm, lm_eval_task", [("single", "fbi_single_vanilla"), ("pairwise", "fbi_pairwise")])
+def test_lm_eval_checks_explanations_as_inspect_does(tmp_path, fbi_data, paradigm, lm_eval_task):
+    log, inspect_calls = run_inspect(
+        f"fbi_tasks/{paradigm}",
+        tying_fbi_judge,
+        tmp_path / "inspect",
+        f"data_dir={fbi_data}",
+        "per_category=1",
+        extra_args=("--model-role", "explanation_checker=openai-api/fakejudge/checker"),
+    )
+    ours = metrics_of(log)
+    started = time.perf_counter()
+    model = "local-chat-completions"
+    with serve(tying_fbi_judge) as (url, calls):
+        (tmp_path / "judge").mkdir()
+        run_lm_eval(
+            [lm_eval_task],
+            {"data_dir": str(fbi_data), "per_category": 1},
+            tmp_path / "judge",
+            model,
+            f"model=judge,base_url={url}/chat/completions,num_concurrent=1",
+            ("--apply_chat_template", "--log_samples"),
+        )
+        [samples] = (tmp_path / "judge").rglob(f"samples_{lm_eval_task}_*.jsonl")
+        (tmp_path / "check").mkdir()
+        results = run_lm_eval(
+            ["fbi_explanations"],
+            {"judgments": str(samples)},
+            tmp_path / "check",
+            model,
+            f"model=checker,base_url={url}/chat/completions,num_concurrent=1",
+            ("--apply_chat_template",),
+        )
+    lm_eval_seconds = time.perf_counter() - started
+
+    checks = {json.dumps(call["messages"]) for call in inspect_calls if call["model"] == "checker"}
+    assert {json.dumps(call["messages"]) for call in calls if call["model"] == "checker"} == checks
+    rows = compare(ours, results, "fbi_explanations")
+    print_rows(rows)
+    print(f"wall time: lm_eval {lm_eval_seconds:.1f} s (judge run and checker run)")
+    assert {metric for _, metric, _, _ in rows} == {name for name in ours if name.startswith("explanation_")}
+    assert 0 < ours["explanation_caught_rate"] < 1 and ours["explanation_unparsed"] > 0
+    assert len(checks) >= 5
+    assert results["higher_is_better"]["fbi_explanations"]["explanation_unparsed"] is False

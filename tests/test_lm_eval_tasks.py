@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from judge_data import OptionError
 from lm_eval_tasks import TASK_DIR
 from lm_eval_tasks.generate import generated_files
-from lm_eval_tasks.tasks import TASKS, aggregation_name, higher_is_better
+from lm_eval_tasks.tasks import CUSTOM, TASKS, aggregation_name, higher_is_better
 from tests.test_coeval_criteria import DATASETS, coeval_folder, minilm  # noqa: F401 (minilm is a fixture)
 
 
@@ -28,8 +29,18 @@ def test_lm_eval_loads_every_task_and_group_from_the_folder():
     assert set(TASKS) <= set(manager.all_tasks)
     assert {"dhp", "dhp_perplexity", "fbi", "adherence", "adherence_perplexity", "coeval"} <= set(manager.all_groups)
     assert {"dhp_summeval", "fbi_single_vanilla", "fbi_pairwise_star", "adherence_summeval_rubric"} <= set(TASKS)
-    coeval = {name for name, task in TASKS.items() if task.suite == "coeval"}
+    coeval = {name for name, task in TASKS.items() if task.suite == "coeval" and task.dataset != CUSTOM}
     assert coeval == {f"coeval_{kind}" for d in DATASETS for kind in (f"criteria_{d}", f"{d}_direct")}
+    on_user_files = {name for name, task in TASKS.items() if task.group is None}
+    assert on_user_files == {
+        "dhp_custom",
+        "dhp_custom_perplexity",
+        *(f"adherence_custom_{setting}" for setting in ("generic", "criterion", "rubric", "perplexity")),
+        "coeval_custom_direct",
+        "fbi_explanations",
+    }
+    grouped = {name for group in manager.all_groups for name in manager.task_index[group].cfg["task"]}
+    assert grouped and not on_user_files & grouped
 
 
 def test_every_metric_has_its_own_aggregation():
@@ -151,3 +162,130 @@ def test_criteria_task_asks_the_reference_greedily_and_samples_as_the_options_sa
     aggregations = task.aggregation()
     assert aggregations["cc"](records) == pytest.approx(1.0)  # the second document's CC is undefined, left out
     assert aggregations["parse_failures"](records) == 4
+
+
+def test_custom_task_reports_the_metrics_its_data_names(tmp_path):
+    from lm_eval.tasks import TaskManager
+
+    from lm_eval_tasks.utils import docs
+
+    data = tmp_path / "texts.jsonl"
+    texts = [f"Story {j} begins at dawn. The hero walks far. She finds the well. The village drinks." for j in range(3)]
+    data.write_text("".join(json.dumps({"id": f"s{j}", "text": text}) + "\n" for j, text in enumerate(texts)))
+    with pytest.raises(OptionError, match=r"dhp_custom runs on your data: pass --metadata '\{\"data\": \"<path>\"\}'"):
+        docs(suite_task="dhp_custom")
+    options = {"data": str(data), "kind": "story", "metrics": "fluency", "perturbations": "typos"}
+    manager = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"dhp_custom": options})
+    task = manager.load(["dhp_custom"])["tasks"]["dhp_custom"]
+    assert type(task).__name__ == "UserDataTask"
+    assert len(task.test_docs()) == 3 * 2  # originals and typos copies, one metric
+    data_named = ["D/typos", "D_EW/typos", "parse_failures/fluency", "parse_failure_rate/fluency"]
+    assert task.data_metrics == data_named
+    assert set(TASKS["dhp_custom"].metrics) | set(data_named) == set(task.aggregation())
+    assert task.higher_is_better()["D/typos"] and not task.higher_is_better()["parse_failures/fluency"]
+    records = []
+    for doc in task.test_docs():
+        original = json.loads(doc["metadata"])["perturbation"] == "original"
+        result = task.process_results(doc, [["5"] * 5 if original else ["2"] * 4 + ["?"]])
+        assert set(result) == set(task.aggregation())
+        records.append(result["D/typos"])
+    aggregations = task.aggregation()
+    assert aggregations["parse_failures/fluency"](records) == 3
+    # three texts, each original rated above its copy: the one-sided Wilcoxon p is 1/8
+    assert aggregations["D/typos"](records) == pytest.approx(math.log(1 / 8) / math.log(0.05))
+    assert aggregations["D_avg"](records) == aggregations["D/typos"](records)
+
+
+def _judge_run_samples(fbi_data, path: Path, answer) -> list[dict]:
+    """A samples file as ``lm_eval --log_samples`` writes it for fbi_single_vanilla: one row per document,
+    with its ``doc`` and the judge's answer in ``filtered_resps`` (other fields left out)."""
+    from lm_eval_tasks.utils import docs
+
+    documents = docs(suite_task="fbi_single_vanilla", data_dir=str(fbi_data), per_category=1, abilities="factual")
+    rows = [{"doc_id": n, "doc": doc, "filtered_resps": [[answer(doc)]]} for n, doc in enumerate(documents["test"])]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return rows
+
+
+def test_explanation_documents_are_the_equal_ratings_of_the_judge_run(tmp_path, fbi_data):
+    from fbi_tasks.prompts import explanation_check_prompt
+    from lm_eval_tasks.utils import agg_explanation_caught_rate, agg_explanation_unparsed, collect_answers, docs
+
+    samples = tmp_path / "samples_fbi_single_vanilla_2026.jsonl"
+
+    def ties_on_entity(doc: dict) -> str:
+        """Rates both answers of the entity item 6; elsewhere gold 9 and perturbed 2."""
+        if json.loads(doc["metadata"])["category"] == "entity":
+            return "Looks fine. Rating: [[6]]"
+        return "Rating: [[9]]" if doc["prompt"] == "gold" else "Wrong. Rating: [[2]]"
+
+    rows = _judge_run_samples(fbi_data, samples, ties_on_entity)
+    documents = docs(suite_task="fbi_explanations", judgments=str(samples))["test"]
+    [doc] = documents  # one factual item per category: the entity item's perturbed judgment
+    meta = json.loads(doc["metadata"])
+    assert meta["category"] == "entity" and doc["prompt"] == "perturbed"
+    check = explanation_check_prompt(
+        meta["question"], [("Answer", meta["perturbed"])], "Answer", "Looks fine. Rating: [[6]]"
+    )
+    assert doc["check"] == check
+    records = [collect_answers(doc, [["[[YES]]"]])["explanation_caught_rate"]]
+    assert agg_explanation_caught_rate(records) == 1.0 and agg_explanation_unparsed(records) == 0
+    records = [collect_answers(doc, [["Maybe."]])["explanation_caught_rate"]]
+    assert math.isnan(agg_explanation_caught_rate(records)) and agg_explanation_unparsed(records) == 1
+    assert len(rows) == 2 * 6
+
+
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        ("missing", r"judgments file .*nowhere.jsonl does not exist"),
+        ("not json", r"samples.jsonl, row 2: not valid JSON"),
+        ("no doc", r"samples.jsonl, row 1: field 'doc' must hold the text fields"),
+        (
+            "other task",
+            r"samples.jsonl, row 1: field 'doc.settings' is of task 'dhp_storycloze', not of an fbi_\* judge",
+        ),
+        (
+            "no answer",
+            r"samples.jsonl, row 3: field 'filtered_resps' must hold the judge's answer as \[\[text\]\], got \[\]",
+        ),
+        ("cut", r"sample '.*' lacks the judgment\(s\) \['perturbed'\]; the file must hold every document"),
+        ("no ties", r"no judgment of fbi_single_vanilla rated a perturbed answer as good as the gold one"),
+        ("star", r"fbi_single_vanilla_star asks for the verdict alone \(strategy 'vanilla_star'\)"),
+    ],
+)
+def test_a_bad_judgments_file_names_file_row_and_field(tmp_path, fbi_data, damage, message):
+    from judge_data import DataError
+    from lm_eval_tasks.utils import docs
+
+    samples = tmp_path / "samples.jsonl"
+
+    def judge(doc: dict) -> str:  # every pair rated equal, except in the run that must have nothing to check
+        if damage == "no ties":
+            return "Rating: [[9]]" if doc["prompt"] == "gold" else "Rating: [[1]]"
+        return "Rating: [[5]]"
+
+    rows = _judge_run_samples(fbi_data, samples, judge)
+    lines = [json.dumps(row) for row in rows]
+    if damage == "not json":
+        lines[1] = lines[1][:-5]
+    elif damage == "no doc":
+        lines[0] = json.dumps({"doc_id": 0, "filtered_resps": [["Rating: [[5]]"]]})
+    elif damage == "other task":
+        settings = json.dumps({"task": "dhp_storycloze"})
+        lines[0] = json.dumps({**rows[0], "doc": {**rows[0]["doc"], "settings": settings}})
+    elif damage == "no answer":
+        lines[2] = json.dumps({**rows[2], "filtered_resps": []})
+    elif damage == "cut":
+        lines = lines[:-1]
+    elif damage == "star":
+        settings = {
+            **json.loads(rows[0]["doc"]["settings"]),
+            "task": "fbi_single_vanilla_star",
+            "strategy": "vanilla_star",
+        }
+        lines = [json.dumps({**row, "doc": {**row["doc"], "settings": json.dumps(settings)}}) for row in rows]
+    samples.write_text("\n".join(lines) + "\n")
+    path = tmp_path / "nowhere.jsonl" if damage == "missing" else samples
+    with pytest.raises((DataError, OptionError), match=message):
+        docs(suite_task="fbi_explanations", judgments=str(path))
