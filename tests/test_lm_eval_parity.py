@@ -462,7 +462,7 @@ def test_lm_eval_and_inspect_report_the_same_numbers_on_custom_data(tmp_path):
     assert coeval["parse_failures"] > 0
     assert results["higher_is_better"]["adherence_custom_rubric"]["n/accuracy"] is True
     assert results["higher_is_better"]["dhp_custom"]["parse_failures/coherence"] is False
-    assert all(results["versions"][name] == 1 for name in runs)
+    assert all(results["versions"][name] == TASKS[name].version for name in runs)
     assert len(rows) == len(dhp) + len(adherence) + len(coeval)
 
 
