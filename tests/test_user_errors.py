@@ -6,18 +6,14 @@ Every case stops before any judge call, so inspect's built-in ``mockllm/model`` 
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli import INSPECT, one_clean_message, run_cli, task_options
 from tests.conftest import DATA_ROOT
 
 pytestmark = pytest.mark.integration
-
-INSPECT = str(Path(sys.executable).parent / "inspect")
 
 
 def write_bad_inputs(folder: Path) -> Path:
@@ -176,15 +172,10 @@ def bad_inputs(tmp_path_factory):
 
 @pytest.mark.parametrize(("task", "options", "env", "message"), [case[1:] for case in CASES], ids=[c[0] for c in CASES])
 def test_bad_input_ends_with_one_clean_message(tmp_path, bad_inputs, task, options, env, message):
-    args = [arg for option in options for arg in ("-T", option.format(data=DATA_ROOT, bad=bad_inputs))]
-    command = [INSPECT, "eval", task, "--model", "mockllm/model", "--display", "plain", *args]
-    environment = dict(
-        os.environ, COLUMNS="400", INSPECT_LOG_DIR=str(tmp_path / "logs"), INSPECT_CACHE_DIR=str(tmp_path / "c"), **env
-    )
-    result = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=300, cwd=tmp_path)
-    output = result.stdout + result.stderr
-    assert result.returncode != 0, output
-    assert "Traceback" not in output and 'File "' not in output, output
-    paragraphs = [block for block in output.strip().split("\n\n") if block.strip()]
+    options = task_options(*(option.format(data=DATA_ROOT, bad=bad_inputs) for option in options))
+    command = [INSPECT, "eval", task, "--model", "mockllm/model", "--display", "plain", *options]
+    result = run_cli(command, tmp_path, env, expect_success=False, timeout=300)
+    output = one_clean_message(result)
+    paragraphs = [block for block in (result.stdout + result.stderr).strip().split("\n\n") if block.strip()]
     assert len(paragraphs) == 1, output
-    assert message in " ".join(output.split()), output
+    assert message in output, output
