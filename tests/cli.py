@@ -3,12 +3,15 @@ integration tests: one place for the environment, the time limit and the checks 
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from inspect_ai import Task
+from inspect_ai._util.config import parse_cli_args
 from inspect_ai.log import EvalLog, read_eval_log
 
 BIN = Path(sys.executable).parent
@@ -63,3 +66,11 @@ def only_log(log_dir: Path) -> EvalLog:
     log = read_eval_log(str(logs[0]))
     assert log.status == "success", log.error
     return log
+
+
+def create_task(name: str, *task_args: str) -> Task:
+    """The task ``inspect eval NAME -T ...`` creates: the plugin's task function called with the options as the
+    CLI parses them. For runs in the test process, where the source tree shadows the installed package and
+    inspect's registry would not find the task under its package name."""
+    package, function = name.split("/")
+    return getattr(importlib.import_module(f"{package}._registry"), function)(**parse_cli_args(list(task_args)))

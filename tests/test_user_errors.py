@@ -9,14 +9,12 @@ log-likelihoods), and so shows the printed message for every suite.
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 
 import pytest
-from inspect_ai._util.config import parse_cli_args
 from inspect_ai._util.error import PrerequisiteError
 
-from tests.cli import INSPECT, one_clean_message, run_cli, task_options
+from tests.cli import INSPECT, create_task, one_clean_message, run_cli, task_options
 from tests.conftest import DATA_ROOT
 
 
@@ -195,10 +193,8 @@ def filled(options: list[str], bad_inputs: Path) -> list[str]:
     ids=[case[0] for case in CASES if case[0] not in CLI_ONLY],
 )
 def test_bad_input_stops_task_creation_with_one_message(bad_inputs, task, options, message):
-    package, name = task.split("/")
-    create_task = getattr(importlib.import_module(f"{package}._registry"), name)
     with pytest.raises(PrerequisiteError) as raised:
-        create_task(**parse_cli_args(filled(options, bad_inputs)))
+        create_task(task, *filled(options, bad_inputs))
     printed = str(raised.value.message).strip()
     assert "\n\n" not in printed, printed  # inspect eval prints the message as one paragraph
     assert message in " ".join(printed.split()), printed
