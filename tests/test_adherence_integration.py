@@ -1,4 +1,5 @@
-"""End-to-end: the real ``inspect eval adherence_tasks/...`` command against stand-in judges on 127.0.0.1."""
+"""End-to-end against stand-in judges on 127.0.0.1: the real ``inspect eval adherence_tasks/...`` command, and
+``inspect_ai.eval`` in the test process for what a run computes."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from tests import fake_completions
 from tests.cli import INSPECT, one_clean_message, only_log, run_cli, task_options
 from tests.conftest import data_folder
 from tests.fake_judge import constant
-from tests.test_inspect_integration import eval_command, metrics_of, run_command, run_inspect
+from tests.test_inspect_integration import eval_command, eval_in_process, metrics_of, run_command
 
 pytestmark = pytest.mark.integration
 
@@ -62,7 +63,7 @@ def unambiguous_seed(dataset: str, n: int) -> int:
 def test_a_judge_that_answers_the_human_scores_correlates_perfectly(tmp_path, setting):
     folder = data_folder("human", "summeval")
     seed = unambiguous_seed("summeval", 30)
-    log, calls = run_inspect(
+    log, calls = eval_in_process(
         "adherence_tasks/summeval",
         knows_the_humans("summeval", 30, seed),
         tmp_path,
@@ -93,7 +94,7 @@ def test_a_judge_that_answers_the_human_scores_correlates_perfectly(tmp_path, se
 def test_generic_setting_asks_one_question_per_scale(tmp_path):
     folder = data_folder("human", "summeval")
     seed = unambiguous_seed("summeval", 20)
-    log, calls = run_inspect(
+    log, calls = eval_in_process(
         "adherence_tasks/summeval",
         knows_the_humans("summeval", 20, seed, criterion_for_generic="fluency"),
         tmp_path,
@@ -112,7 +113,7 @@ def test_generic_setting_asks_one_question_per_scale(tmp_path):
 def test_binary_lower_is_better_criteria_keep_the_human_direction(tmp_path):
     folder = data_folder("human", "roscoe_stepwise")
     seed = unambiguous_seed("roscoe_stepwise", 60)
-    log, calls = run_inspect(
+    log, calls = eval_in_process(
         "adherence_tasks/roscoe_stepwise",
         knows_the_humans("roscoe_stepwise", 60, seed),
         tmp_path,
