@@ -56,7 +56,7 @@ def test_every_fbi_strategy_runs_on_the_cpu_judge(judge_folder, fbi_data, tmp_pa
         tasks,
         model="hf/smollm2",
         model_args=model_args(judge_folder),
-        max_tokens=24,
+        max_tokens=12,  # enough for a verdict or a rating; every answer is parsed or counted either way
         log_dir=str(tmp_path / "logs"),
         display="none",
         max_tasks=1,
