@@ -1,22 +1,21 @@
-"""End-to-end: the real ``inspect eval adherence_tasks/...`` command against stand-in judges on 127.0.0.1."""
+"""End-to-end against stand-in judges on 127.0.0.1: the real ``inspect eval adherence_tasks/...`` command, and
+``inspect_ai.eval`` in the test process for what a run computes."""
 
 from __future__ import annotations
 
 import math
-import os
 import re
-import subprocess
 
 import pytest
-from inspect_ai.log import read_eval_log
 
 from adherence_tasks.adherence import TASK_VERSION
 from judge_data.human import load_criteria, load_items, select_items
 from solvers.likelihood import SEPARATOR
 from tests import fake_completions
+from tests.cli import INSPECT, one_clean_message, only_log, run_cli, task_options
 from tests.conftest import data_folder
-from tests.fake_judge import constant, serve
-from tests.test_inspect_integration import INSPECT, metrics_of, run_inspect
+from tests.fake_judge import constant
+from tests.test_inspect_integration import eval_command, eval_in_process, metrics_of, run_command
 
 pytestmark = pytest.mark.integration
 
@@ -65,7 +64,7 @@ def unambiguous_seed(dataset: str, n: int) -> int:
 def test_a_judge_that_answers_the_human_scores_correlates_perfectly(tmp_path, setting):
     folder = data_folder("human", "summeval")
     seed = unambiguous_seed("summeval", 30)
-    log, calls = run_inspect(
+    log, calls = eval_in_process(
         "adherence_tasks/summeval",
         knows_the_humans("summeval", 30, seed),
         tmp_path,
@@ -96,7 +95,7 @@ def test_a_judge_that_answers_the_human_scores_correlates_perfectly(tmp_path, se
 def test_generic_setting_asks_one_question_per_scale(tmp_path):
     folder = data_folder("human", "summeval")
     seed = unambiguous_seed("summeval", 20)
-    log, calls = run_inspect(
+    log, calls = eval_in_process(
         "adherence_tasks/summeval",
         knows_the_humans("summeval", 20, seed, criterion_for_generic="fluency"),
         tmp_path,
@@ -115,7 +114,7 @@ def test_generic_setting_asks_one_question_per_scale(tmp_path):
 def test_binary_lower_is_better_criteria_keep_the_human_direction(tmp_path):
     folder = data_folder("human", "roscoe_stepwise")
     seed = unambiguous_seed("roscoe_stepwise", 60)
-    log, calls = run_inspect(
+    log, calls = eval_in_process(
         "adherence_tasks/roscoe_stepwise",
         knows_the_humans("roscoe_stepwise", 60, seed),
         tmp_path,
@@ -138,69 +137,21 @@ def test_binary_lower_is_better_criteria_keep_the_human_direction(tmp_path):
 
 def test_a_constant_judge_gives_nan_and_says_so(tmp_path):
     folder = data_folder("human", "topicalchat")
-    with serve(constant("3")) as (url, _):
-        env = dict(
-            os.environ,
-            FAKEJUDGE_BASE_URL=url,
-            FAKEJUDGE_API_KEY="test",
-            INSPECT_CACHE_DIR=str(tmp_path / "cache"),
-            INSPECT_LOG_DIR=str(tmp_path / "logs"),
-            COLUMNS="400",  # keep rich from wrapping the warning
-        )
-        result = subprocess.run(
-            [
-                INSPECT,
-                "eval",
-                "adherence_tasks/topicalchat",
-                "--model",
-                "openai-api/fakejudge/judge",
-                "-T",
-                f"data_dir={folder}",
-                "-T",
-                "n=12",
-                "-T",
-                "setting=criterion",
-                "-T",
-                "criteria=natural,engaging",
-                "--display",
-                "plain",
-            ],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            cwd=tmp_path,
-        )
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    command = eval_command(
+        "adherence_tasks/topicalchat", f"data_dir={folder}", "n=12", "setting=criterion", "criteria=natural,engaging"
+    )
+    result, _ = run_command(command, constant("3"), tmp_path)
     output = result.stdout + result.stderr
     assert "correlation for natural is undefined (NaN): the judge gave every item the same score (3)" in output
     assert "Traceback" not in output
 
 
 def test_dataset_without_public_scores_says_what_is_missing(tmp_path):
-    with serve(constant("3")) as (url, _):
-        result = subprocess.run(
-            [
-                INSPECT,
-                "eval",
-                "adherence_tasks/flask",
-                "--model",
-                "openai-api/fakejudge/judge",
-                "-T",
-                f"data_dir={data_folder('human', 'flask')}",
-                "--display",
-                "plain",
-            ],
-            env=dict(os.environ, FAKEJUDGE_BASE_URL=url, FAKEJUDGE_API_KEY="t", INSPECT_LOG_DIR=str(tmp_path)),
-            capture_output=True,
-            text=True,
-            timeout=300,
-            cwd=tmp_path,
-        )
-    output = result.stdout + result.stderr
-    assert result.returncode != 0
-    assert "items.jsonl is missing: flask has no public human scores here" in " ".join(output.split())
-    assert "-T data_dir=<folder>" in output and "Traceback" not in output
+    command = eval_command("adherence_tasks/flask", f"data_dir={data_folder('human', 'flask')}")
+    result, _ = run_command(command, constant("3"), tmp_path, expect_success=False)
+    output = one_clean_message(result)
+    assert "items.jsonl is missing: flask has no public human scores here" in output
+    assert "-T data_dir=<folder>" in output
 
 
 def test_perplexity_setting_correlates_the_likelihood_with_the_humans(tmp_path):
@@ -212,41 +163,12 @@ def test_perplexity_setting_correlates_the_likelihood_with_the_humans(tmp_path):
         f"{item.task}{SEPARATOR}{item.response}": item.human["fluency"]
         for item in select_items(load_items(folder, criteria), 15, seed)
     }
+    command = [INSPECT, "eval", "adherence_tasks/summeval", "--model", "openai-api-completions/fakevllm/toy"]
+    options = task_options(f"data_dir={folder}", "n=15", f"seed={seed}", "setting=perplexity")
     with fake_completions.serve(logprob=lambda prompt, position: fluency[prompt] - 10) as (url, calls):
-        result = subprocess.run(
-            [
-                INSPECT,
-                "eval",
-                "adherence_tasks/summeval",
-                "--model",
-                "openai-api-completions/fakevllm/toy",
-                "-T",
-                f"data_dir={folder}",
-                "-T",
-                "n=15",
-                "-T",
-                f"seed={seed}",
-                "-T",
-                "setting=perplexity",
-                "--log-format",
-                "json",
-                "--display",
-                "none",
-            ],
-            env=dict(
-                os.environ,
-                FAKEVLLM_BASE_URL=url,
-                FAKEVLLM_API_KEY="test",
-                INSPECT_CACHE_DIR=str(tmp_path / "cache"),
-                INSPECT_LOG_DIR=str(tmp_path / "logs"),
-            ),
-            capture_output=True,
-            text=True,
-            timeout=600,
-            cwd=tmp_path,
-        )
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    log = read_eval_log(str(next((tmp_path / "logs").glob("*.json"))))
+        env = {"FAKEVLLM_BASE_URL": url, "FAKEVLLM_API_KEY": "test"}
+        run_cli([*command, *options, "--log-format", "json", "--display", "none"], tmp_path, env)
+    log = only_log(tmp_path / "logs")
     metrics = metrics_of(log)
     assert metrics["pearson/fluency"] == pytest.approx(1.0)
     assert metrics["n/fluency"] == 15 and metrics["parse_failures"] == 0
@@ -255,27 +177,9 @@ def test_perplexity_setting_correlates_the_likelihood_with_the_humans(tmp_path):
 
 
 def test_perplexity_setting_refuses_a_chat_provider_in_one_message(tmp_path):
-    with serve(constant("3")) as (url, calls):
-        result = subprocess.run(
-            [
-                INSPECT,
-                "eval",
-                "adherence_tasks/summeval",
-                "--model",
-                "openai-api/fakejudge/judge",
-                "-T",
-                f"data_dir={data_folder('human', 'summeval')}",
-                "-T",
-                "setting=perplexity",
-                "--display",
-                "plain",
-            ],
-            env=dict(os.environ, FAKEJUDGE_BASE_URL=url, FAKEJUDGE_API_KEY="t", INSPECT_LOG_DIR=str(tmp_path)),
-            capture_output=True,
-            text=True,
-            timeout=300,
-            cwd=tmp_path,
-        )
-    output = result.stdout + result.stderr
-    assert result.returncode != 0 and not calls
-    assert "openai-api-completions/" in " ".join(output.split()) and "Traceback" not in output
+    command = eval_command(
+        "adherence_tasks/summeval", f"data_dir={data_folder('human', 'summeval')}", "setting=perplexity"
+    )
+    result, calls = run_command(command, constant("3"), tmp_path, expect_success=False)
+    assert not calls
+    assert "openai-api-completions/" in one_clean_message(result)

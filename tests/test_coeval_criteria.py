@@ -24,7 +24,7 @@ from scorers.criteria_consistency import (
 from solvers.criteria_lists import criteria_prompt, parse_criteria_list
 from tests.conftest import data_folder
 from tests.fake_judge import constant, cycling
-from tests.test_inspect_integration import metrics_of, run_inspect
+from tests.test_inspect_integration import eval_in_process, metrics_of, run_inspect
 
 DATASETS = ("eli5", "rocstories", "self_instruct")
 
@@ -363,7 +363,7 @@ def test_judge_writing_the_same_list_every_time_is_fully_consistent(tmp_path, mi
 
 @pytest.mark.integration
 def test_judge_writing_disjoint_lists_has_low_cc(tmp_path, minilm):
-    log, calls = run_inspect(
+    log, calls = eval_in_process(
         "coeval_tasks/criteria",
         cycling(TOPICS),
         tmp_path,
@@ -385,7 +385,7 @@ def test_judge_writing_disjoint_lists_has_low_cc(tmp_path, minilm):
 def test_judge_writing_the_curated_criteria_covers_them(tmp_path, minilm):
     criteria_file = json.loads((coeval_folder("self_instruct") / "criteria.json").read_text(encoding="utf-8"))
     verbatim = "\n".join(entry["original_name"] for entry in criteria_file["criteria"])
-    log, _ = run_inspect(
+    log, _ = eval_in_process(
         "coeval_tasks/criteria",
         constant(verbatim),
         tmp_path,
@@ -417,7 +417,7 @@ def test_unparsable_answers_are_counted_and_values_undefined(tmp_path, minilm):
         + "\n",
         encoding="utf-8",
     )
-    log, calls = run_inspect(
+    log, calls = eval_in_process(
         "coeval_tasks/criteria",
         constant("I would simply read it and decide whether it is good."),
         tmp_path / "run",

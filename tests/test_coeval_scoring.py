@@ -21,7 +21,7 @@ from scorers.coeval import coeval_agreement
 from solvers.stepwise import OVERALL, scoring_turns
 from tests.fake_judge import constant, reads_conversation
 from tests.test_coeval_criteria import DATASETS, coeval_folder, served_public_copy
-from tests.test_inspect_integration import eval_command, metrics_of, run_command, run_inspect
+from tests.test_inspect_integration import eval_command, eval_in_process, metrics_of, run_command
 
 # --- data -------------------------------------------------------------------------------------------------------
 
@@ -142,7 +142,7 @@ def human_mean_judge(dataset: str):
 
 @pytest.mark.integration
 def test_judge_answering_the_human_mean_agrees_fully(tmp_path):
-    log, calls = run_inspect(
+    log, calls = eval_in_process(
         "coeval_tasks/eli5", human_mean_judge("eli5"), tmp_path, f"data_dir={coeval_folder('eli5')}", "n=10"
     )
     metrics = metrics_of(log)
@@ -195,7 +195,7 @@ def test_constant_judge_gives_nan_with_reason_not_a_crash(tmp_path, monkeypatch)
 
 @pytest.mark.integration
 def test_direct_mode_asks_once_per_item(tmp_path):
-    log, calls = run_inspect(
+    log, calls = eval_in_process(
         "coeval_tasks/custom",
         human_mean_judge("self_instruct"),
         tmp_path,
@@ -214,7 +214,7 @@ def test_direct_mode_asks_once_per_item(tmp_path):
 
 @pytest.mark.integration
 def test_unparsable_answers_are_counted_and_kept_in_the_history(tmp_path):
-    log, calls = run_inspect(
+    log, calls = eval_in_process(
         "coeval_tasks/eli5",
         constant("I would rather not say."),
         tmp_path,

@@ -2,38 +2,22 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-
 import pytest
-from inspect_ai.log import read_eval_log
 
 from tests import fake_completions
-from tests.test_inspect_integration import INSPECT, metrics_of, originals_of
+from tests.cli import INSPECT, only_log, run_cli, task_options
+from tests.test_inspect_integration import metrics_of, originals_of
 
 pytestmark = pytest.mark.integration
 
 
 def run_with_likelihoods(tmp_path, logprob, *task_args: str):
+    command = [INSPECT, "eval", "dhp_tasks/storycloze", "--model", "openai-api-completions/fakevllm/toy"]
+    options = task_options(*task_args, "scoring=perplexity")
     with fake_completions.serve(logprob=logprob) as (url, calls):
-        result = subprocess.run(
-            [INSPECT, "eval", "dhp_tasks/storycloze", "--model", "openai-api-completions/fakevllm/toy"]
-            + [arg for pair in task_args for arg in ("-T", pair)]
-            + ["-T", "scoring=perplexity", "--log-format", "json", "--display", "plain"],
-            env=dict(
-                os.environ,
-                FAKEVLLM_BASE_URL=url,
-                FAKEVLLM_API_KEY="test",
-                INSPECT_CACHE_DIR=str(tmp_path / "cache"),
-                INSPECT_LOG_DIR=str(tmp_path / "logs"),
-            ),
-            capture_output=True,
-            text=True,
-            timeout=600,
-            cwd=tmp_path,
-        )
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    return read_eval_log(str(next((tmp_path / "logs").glob("*.json")))), calls
+        env = {"FAKEVLLM_BASE_URL": url, "FAKEVLLM_API_KEY": "test"}
+        run_cli([*command, *options, "--log-format", "json", "--display", "plain"], tmp_path, env)
+    return only_log(tmp_path / "logs"), calls
 
 
 def test_a_model_that_finds_the_originals_likelier_discerns_every_perturbation(tmp_path, dhp_data):

@@ -1,4 +1,5 @@
-"""End-to-end FBI runs: the real ``inspect eval`` command against stand-in judges on 127.0.0.1."""
+"""End-to-end FBI runs against stand-in judges on 127.0.0.1: the real ``inspect eval`` command, and
+``inspect_ai.eval`` in the test process for what a run computes."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from fbi_tasks.data import load_items
 from fbi_tasks.fbi import FBI_TASK_VERSION
 from tests.fake_judge import Answer, constant, knows_gold
-from tests.test_inspect_integration import metrics_of, run_inspect
+from tests.test_inspect_integration import eval_in_process, metrics_of, run_inspect
 
 pytestmark = pytest.mark.integration
 
@@ -43,7 +44,7 @@ def first_answer_then(first: str, later: str) -> Answer:
 
 @pytest.mark.parametrize("strategy", ["vanilla_star", "rubric", "axis_rubric"])
 def test_constant_single_judge_never_penalises(tmp_path, fbi_data, strategy):
-    log, calls = run_inspect(
+    log, calls = eval_in_process(
         "fbi_tasks/single", constant("Rating: [[3]]"), tmp_path, f"data_dir={fbi_data}", CAP, f"strategy={strategy}"
     )
     metrics = metrics_of(log)
@@ -59,7 +60,7 @@ def test_constant_single_judge_never_penalises(tmp_path, fbi_data, strategy):
 
 
 def test_judge_that_knows_gold_never_fails_single(tmp_path, fbi_data):
-    log, _ = run_inspect(
+    log, _ = eval_in_process(
         "fbi_tasks/single", knows_gold(golds(fbi_data)), tmp_path, f"data_dir={fbi_data}", CAP, "strategy=vanilla"
     )
     metrics = metrics_of(log)
@@ -90,7 +91,7 @@ def test_constant_pairwise_judge_fails_every_item(tmp_path, fbi_data):
 
 @pytest.mark.parametrize("strategy", ["pairwise", "axis_rules"])
 def test_judge_that_knows_gold_never_fails_pairwise(tmp_path, fbi_data, strategy):
-    log, _ = run_inspect(
+    log, _ = eval_in_process(
         "fbi_tasks/pairwise", knows_gold(golds(fbi_data)), tmp_path, f"data_dir={fbi_data}", CAP, f"strategy={strategy}"
     )
     metrics = metrics_of(log)
@@ -101,11 +102,11 @@ def test_judge_that_knows_gold_never_fails_pairwise(tmp_path, fbi_data, strategy
 
 
 def test_reference_strategy(tmp_path, fbi_data):
-    log, _ = run_inspect(
+    log, _ = eval_in_process(
         "fbi_tasks/reference", constant("Looks right. Rating: [[10]]"), tmp_path, f"data_dir={fbi_data}", CAP
     )
     assert metrics_of(log)["error_rate"] == 1.0 and metrics_of(log)["si_error_rate"] == 0.0
-    log, _ = run_inspect(
+    log, _ = eval_in_process(
         "fbi_tasks/reference", knows_gold(golds(fbi_data)), tmp_path / "again", f"data_dir={fbi_data}", CAP
     )
     metrics = metrics_of(log)
@@ -113,7 +114,7 @@ def test_reference_strategy(tmp_path, fbi_data):
 
 
 def test_unparsable_verdicts_are_counted(tmp_path, fbi_data):
-    log, _ = run_inspect(
+    log, _ = eval_in_process(
         "fbi_tasks/pairwise",
         constant("Hard to say."),
         tmp_path,
@@ -173,14 +174,14 @@ def test_pairwise_explanation_check_shows_both_answers_and_names_the_flawed_one(
         seen.append((flawed, answer_a, answer_b))
         return "[[YES]]" if flawed == "Answer A" and "Answer A gets a fact wrong" in explanation else "[[NO]]"
 
-    log, calls = run_inspect(
+    log, calls = eval_in_process(
         "fbi_tasks/pairwise",
         judge_or_checker,
         tmp_path,
         f"data_dir={fbi_data}",
         "per_category=1",
         "abilities=factual",
-        extra_args=("--model-role", "explanation_checker=openai-api/fakejudge/checker"),
+        roles={"explanation_checker": "checker"},
     )
     assert len(seen) == 6 * 2  # a tie in both orders of every item
     for flawed, answer_a, answer_b in seen:
@@ -202,7 +203,7 @@ def test_single_explanation_check_skips_higher_ratings(tmp_path, fbi_data):
             return "[[YES]]"
         return "Rating: [[2]]" if rated.search(prompt).group(1) in gold_answers else "Rating: [[5]]"
 
-    log, calls = run_inspect(
+    log, calls = eval_in_process(
         "fbi_tasks/single",
         judge_or_checker,
         tmp_path,
@@ -210,7 +211,7 @@ def test_single_explanation_check_skips_higher_ratings(tmp_path, fbi_data):
         CAP,
         "abilities=factual",
         "strategy=vanilla",
-        extra_args=("--model-role", "explanation_checker=openai-api/fakejudge/checker"),
+        roles={"explanation_checker": "checker"},
     )
     metrics = metrics_of(log)
     assert metrics["error_rate"] == 1.0
@@ -220,7 +221,7 @@ def test_single_explanation_check_skips_higher_ratings(tmp_path, fbi_data):
 
 def test_pairwise_epochs_keep_every_epoch(tmp_path, fbi_data):
     """Each prompt is answered A once, then not at all: one epoch flips, the other is unparsed and left out."""
-    log, calls = run_inspect(
+    log, calls = eval_in_process(
         "fbi_tasks/pairwise",
         first_answer_then("[[A]]", "no verdict"),
         tmp_path,
@@ -228,7 +229,8 @@ def test_pairwise_epochs_keep_every_epoch(tmp_path, fbi_data):
         "per_category=1",
         "abilities=factual",
         "strategy=pairwise_star",
-        extra_args=("--epochs", "2", "--max-samples", "1"),
+        epochs=2,
+        max_samples=1,
     )
     metrics = metrics_of(log)
     assert len(calls) == 6 * 2 * 2
@@ -238,14 +240,14 @@ def test_pairwise_epochs_keep_every_epoch(tmp_path, fbi_data):
 
 
 def test_constant_pairwise_judge_with_two_epochs(tmp_path, fbi_data):
-    log, calls = run_inspect(
+    log, calls = eval_in_process(
         "fbi_tasks/pairwise",
         constant("[[A]]"),
         tmp_path,
         f"data_dir={fbi_data}",
         "per_category=1",
         "strategy=pairwise_star",
-        extra_args=("--epochs", "2"),
+        epochs=2,
     )
     metrics = metrics_of(log)
     assert len(calls) == 23 * 2 * 2
@@ -254,7 +256,7 @@ def test_constant_pairwise_judge_with_two_epochs(tmp_path, fbi_data):
 
 def test_single_epochs_with_the_explanation_checker(tmp_path, fbi_data):
     """Equal ratings in one epoch (checked), nothing parsable in the other: the score keys stay the same."""
-    log, calls = run_inspect(
+    log, calls = eval_in_process(
         "fbi_tasks/single",
         first_answer_then("A small slip. Rating: [[4]]", "I cannot rate this."),
         tmp_path,
@@ -262,14 +264,9 @@ def test_single_epochs_with_the_explanation_checker(tmp_path, fbi_data):
         "per_category=1",
         "abilities=factual",
         "strategy=vanilla",
-        extra_args=(
-            "--epochs",
-            "2",
-            "--max-samples",
-            "1",
-            "--model-role",
-            "explanation_checker=openai-api/fakejudge/checker",
-        ),
+        epochs=2,
+        max_samples=1,
+        roles={"explanation_checker": "checker"},
     )
     metrics = metrics_of(log)
     assert len([call for call in calls if call["model"] == "checker"]) == 6

@@ -6,59 +6,41 @@ import json
 import math
 import os
 import subprocess
-import sys
 import threading
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.model import Model, get_model
 
 from dhp_tasks.datasets import DATASETS
 from dhp_tasks.dhp import DHP_TASK_VERSION, paper_dataset_task
 from dhp_tasks.perturbations import PERTURBATIONS
 from scorers.discernment import discernment
+from tests.cli import INSPECT, create_task, only_log, run_cli, task_options
 from tests.fake_judge import constant, judged_text, knows_originals, serve
 
 pytestmark = pytest.mark.integration
-
-INSPECT = str(Path(sys.executable).parent / "inspect")
-"""The installed ``inspect`` command (not ``python -m``, which would import the source tree instead)."""
 
 
 def run_command(
     command: list[str], answer, tmp_path: Path, expect_success: bool = True, top_logprobs=None
 ) -> tuple[subprocess.CompletedProcess, list[dict]]:
     """Run an ``inspect`` command in a subprocess against the fake judge; return its result and the judge's requests."""
-    tmp_path.mkdir(parents=True, exist_ok=True)
     with serve(answer, top_logprobs) as (url, calls):
-        env = dict(
-            os.environ,
-            FAKEJUDGE_BASE_URL=url,
-            FAKEJUDGE_API_KEY="test",
-            INSPECT_CACHE_DIR=str(tmp_path / "cache"),
-            INSPECT_LOG_DIR=str(tmp_path / "logs"),
-        )
-        result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path)
-    if expect_success:
-        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+        env = {"FAKEJUDGE_BASE_URL": url, "FAKEJUDGE_API_KEY": "test"}
+        result = run_cli(command, tmp_path, env, expect_success=expect_success)
     return result, calls
 
 
 def eval_command(task: str, *task_args: str, extra_args: tuple[str, ...] = ()) -> list[str]:
-    args = [arg for pair in task_args for arg in ("-T", pair)]
     return [
-        INSPECT,
-        "eval",
-        task,
-        "--model",
-        "openai-api/fakejudge/judge",
-        "--log-format",
-        "json",
-        "--display",
-        "plain",
-        *args,
-        *extra_args,
-    ]
+        INSPECT, "eval", task, "--model", "openai-api/fakejudge/judge", "--log-format", "json", "--display", "plain",
+        *task_options(*task_args), *extra_args,
+    ]  # fmt: skip
 
 
 def run_inspect(
@@ -67,11 +49,39 @@ def run_inspect(
     """Run ``inspect eval`` in a subprocess against the fake judge; return the log and the judge's requests."""
     command = eval_command(task, *task_args, extra_args=extra_args)
     _, calls = run_command(command, answer, tmp_path, top_logprobs=top_logprobs)
-    logs = sorted((tmp_path / "logs").glob("*.json"))
-    assert len(logs) == 1, logs
-    log = read_eval_log(str(logs[0]))
-    assert log.status == "success", log.error
-    return log, calls
+    return only_log(tmp_path / "logs"), calls
+
+
+def eval_in_process(
+    task: str,
+    answer,
+    tmp_path: Path,
+    *task_args: str,
+    top_logprobs=None,
+    roles: dict[str, str] | None = None,
+    **options,
+) -> tuple[EvalLog, list[dict]]:
+    """What :func:`run_inspect` gives, run by ``inspect_ai.eval`` in this process, for tests of what a run computes
+    rather than of the command: the same task and options, the fake judge reached through the same ``openai-api/``
+    provider (``roles`` maps model roles to other names served by it), and the JSON log read back from its file.
+    Its scorers are registered without the installed package's name (the source tree shadows the package here),
+    so a log that ``inspect score`` reads again comes from :func:`run_inspect`."""
+    with serve(answer, top_logprobs) as (url, calls):
+
+        def fake(name: str) -> Model:
+            return get_model(f"openai-api/fakejudge/{name}", base_url=url, api_key="test", memoize=False)
+
+        with patch.dict(os.environ, {"INSPECT_CACHE_DIR": str(tmp_path / "cache")}):
+            inspect_eval(
+                create_task(task, *task_args),
+                model=fake("judge"),
+                model_roles={role: fake(name) for role, name in (roles or {}).items()} or None,
+                log_dir=str(tmp_path / "logs"),
+                log_format="json",
+                display="none",
+                **options,
+            )
+    return only_log(tmp_path / "logs"), calls
 
 
 def metrics_of(log: EvalLog) -> dict[str, float]:
@@ -103,7 +113,7 @@ def test_constant_judge_has_no_discernment(tmp_path, dhp_data):
 def test_judge_that_knows_the_originals_discerns_every_perturbation(tmp_path, dhp_data, dataset):
     folder = dhp_data(DATASETS[dataset].folder)
     originals = originals_of(dataset, folder, 6)
-    log, _ = run_inspect(
+    log, _ = eval_in_process(
         f"dhp_tasks/{dataset}", knows_originals(originals), tmp_path, f"data_dir={folder}", "n=6", "repeats=1"
     )
     metrics = metrics_of(log)
@@ -128,7 +138,7 @@ def test_judge_that_knows_the_originals_discerns_every_perturbation(tmp_path, dh
 
 
 def test_unparsable_answers_are_counted_not_guessed(tmp_path, dhp_data):
-    log, _ = run_inspect(
+    log, _ = eval_in_process(
         "dhp_tasks/storycloze",
         constant("I would rather not say."),
         tmp_path,
@@ -167,7 +177,7 @@ def test_custom_task_with_a_metric_subset(tmp_path):
             json.dumps({"id": f"doc{j}", "text": text, "context": "An article."}) + "\n" for j, text in enumerate(texts)
         )
     )
-    log, calls = run_inspect(
+    log, calls = eval_in_process(
         "dhp_tasks/custom",
         knows_originals(set(texts)),
         tmp_path,
@@ -183,25 +193,21 @@ def test_custom_task_with_a_metric_subset(tmp_path):
     assert len(calls) == 6 * 7 * 2
 
 
-def clean_failure(tmp_path: Path, task: str, *task_args: str) -> str:
-    """Run ``inspect eval`` that must fail before any judge call; return its output, checked to hold no traceback."""
-    result, calls = run_command(eval_command(task, *task_args), constant("3"), tmp_path, expect_success=False)
-    output = result.stdout + result.stderr
-    assert result.returncode != 0, output
-    assert calls == []
-    assert "Traceback" not in output, output
-    return output
+def clean_failure(task: str, *task_args: str) -> str:
+    """The message of the ``PrerequisiteError`` that stops creating the task, before any judge call, which
+    ``inspect eval`` prints alone (tests/test_user_errors.py runs the CLI); its words joined by single spaces."""
+    with pytest.raises(PrerequisiteError) as raised:
+        create_task(task, *task_args)
+    return " ".join(str(raised.value.message).split())
 
 
-def test_unknown_perturbation_fails_with_a_clear_message(tmp_path, dhp_data):
-    output = clean_failure(
-        tmp_path, "dhp_tasks/storycloze", f"data_dir={dhp_data('storycloze')}", "perturbations=typo_minor"
-    )
+def test_unknown_perturbation_fails_with_a_clear_message(dhp_data):
+    output = clean_failure("dhp_tasks/storycloze", f"data_dir={dhp_data('storycloze')}", "perturbations=typo_minor")
     assert "unknown perturbation(s) ['typo_minor']" in output
 
 
-def test_perturbations_that_select_nothing_are_an_error(tmp_path, dhp_data):
-    output = clean_failure(tmp_path, "dhp_tasks/storycloze", f"data_dir={dhp_data('storycloze')}", "perturbations=")
+def test_perturbations_that_select_nothing_are_an_error(dhp_data):
+    output = clean_failure("dhp_tasks/storycloze", f"data_dir={dhp_data('storycloze')}", "perturbations=")
     assert "perturbations selects nothing" in output
 
 
@@ -215,21 +221,20 @@ def test_perturbations_that_select_nothing_are_an_error(tmp_path, dhp_data):
 def test_bad_custom_rows_fail_before_any_judge_call_without_a_traceback(tmp_path, line, message):
     data = tmp_path / "mine.jsonl"
     data.write_text('{"id": "a", "text": "A text. With two sentences."}\n' + line + "\n")
-    output = clean_failure(tmp_path, "dhp_tasks/custom", f"data={data}")
-    assert f"mine.jsonl, {message}" in " ".join(output.split())
+    output = clean_failure("dhp_tasks/custom", f"data={data}")
+    assert f"mine.jsonl, {message}" in output
 
 
 def test_negative_expert_weights_fail_before_any_judge_call(tmp_path, dhp_data):
     weights = tmp_path / "w.json"
     weights.write_text(json.dumps({"story": {"typos": {"coherence": 1, "consistency": -2, "fluency": 7}}}))
     output = clean_failure(
-        tmp_path,
         "dhp_tasks/storycloze",
         f"data_dir={dhp_data('storycloze')}",
         "perturbations=typos",
         f"expert_weights={weights}",
     )
-    assert "story.typos.consistency: weights must be non-negative numbers, got -2" in " ".join(output.split())
+    assert "story.typos.consistency: weights must be non-negative numbers, got -2" in output
 
 
 def test_all_perturbations_without_a_suite_judges_the_rule_based_rows(tmp_path, dhp_data):
@@ -266,7 +271,7 @@ def test_two_epochs_keep_every_parse_failure(tmp_path, dhp_data):
     """Every number the metric needs is in the score value, so the epoch reducer cannot drop a count."""
     folder = dhp_data("storycloze")
     originals = originals_of("storycloze", folder, 4)
-    log, calls = run_inspect(
+    log, calls = eval_in_process(
         "dhp_tasks/storycloze",
         _knows_originals_once(originals),
         tmp_path,
@@ -274,7 +279,7 @@ def test_two_epochs_keep_every_parse_failure(tmp_path, dhp_data):
         "n=4",
         "repeats=2",
         "perturbations=typos,wrong_ending",
-        extra_args=("--epochs", "2"),
+        epochs=2,
     )
     metrics = metrics_of(log)
     # 4 items x 3 variants x 3 metrics, each prompt asked once per epoch for 2 ratings; the second epoch never parses
@@ -301,7 +306,7 @@ def _rescore(tmp_path: Path, log_path: Path, output: Path) -> tuple[EvalLog, lis
 
 def test_inspect_score_reparses_a_log_without_calling_the_judge(tmp_path, dhp_data):
     folder = dhp_data("storycloze")
-    log, _ = run_inspect(
+    log, _ = run_inspect(  # the CLI's log: inspect score finds its scorer under the installed package's name
         "dhp_tasks/storycloze", constant("Rating: 3"), tmp_path, f"data_dir={folder}", "n=4", "repeats=1",
         "perturbations=typos",
     )  # fmt: skip

@@ -7,22 +7,18 @@ import asyncio
 import functools
 import json
 import math
-import os
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from inspect_ai._util.error import PrerequisiteError
-from inspect_ai.log import read_eval_log
 from inspect_ai.model import get_model
 
 from solvers import likelihood
 from solvers.likelihood import SEPARATOR, STORE_KEY, response_likelihood, response_token_start, scored_text
+from tests.cli import INSPECT, one_clean_message, only_log, run_cli
 from tests.fake_completions import serve, toy_tokens
 
-INSPECT = str(Path(sys.executable).parent / "inspect")
 TASK_FILE = Path(__file__).with_name("likelihood_task.py")
 
 
@@ -150,38 +146,26 @@ def test_chat_and_mock_providers_are_refused_naming_those_that_can(monkeypatch):
         assert "echo log-probabilities are not used: they are off by one token" in message
 
 
-def run_task(tmp_path: Path, model: str, env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [INSPECT, "eval", f"{TASK_FILE}@likelihood_check", "--model", model, "--display", "plain"]
-        + ["--log-format", "json", "--log-dir", str(tmp_path / "logs")],
-        env={**os.environ, "INSPECT_CACHE_DIR": str(tmp_path / "cache"), **env},
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=tmp_path,
-    )
+def run_task(tmp_path: Path, model: str, env: dict[str, str], expect_success: bool = True):
+    command = [INSPECT, "eval", f"{TASK_FILE}@likelihood_check", "--model", model, "--display", "plain"]
+    return run_cli([*command, "--log-format", "json"], tmp_path, env, expect_success=expect_success)
 
 
 @pytest.mark.integration
 def test_inspect_eval_shows_the_refusal_without_a_traceback(tmp_path):
-    result = run_task(tmp_path, "mockllm/model", {})
-    output = result.stdout + result.stderr
-    assert result.returncode != 0
-    assert "Likelihood scoring needs log-probabilities of the prompt's own tokens" in " ".join(output.split())
-    assert "Traceback" not in output
+    output = one_clean_message(run_task(tmp_path, "mockllm/model", {}, expect_success=False))
+    assert "Likelihood scoring needs log-probabilities of the prompt's own tokens" in output
 
 
 @pytest.mark.integration
 def test_inspect_eval_stores_the_likelihood_of_each_sample(tmp_path):
     with serve() as (url, calls):
-        result = run_task(
+        run_task(
             tmp_path,
             "openai-api-completions/fakevllm/toy",
             {"FAKEVLLM_BASE_URL": url, "FAKEVLLM_API_KEY": "test"},
         )
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    log = read_eval_log(str(next((tmp_path / "logs").glob("*.json"))))
-    assert log.status == "success"
+    log = only_log(tmp_path / "logs")
     stored = {sample.id: sample.store[STORE_KEY] for sample in log.samples}
     assert stored["with-context"]["token_logprobs"] == [-5, -6, -7, -8]
     assert stored["no-context"]["token_logprobs"] == [-2, -3, -4, -5]

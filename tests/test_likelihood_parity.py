@@ -7,22 +7,20 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
-import subprocess
 import time
 from pathlib import Path
 
 import pytest
-from inspect_ai.log import read_eval_log
 
 from judge_data import OptionError
 from lm_eval_tasks.utils import collect_likelihood, docs
 from scorers.likelihood import normalized_logprob
 from solvers.likelihood import response_bytes
 from tests import fake_completions
+from tests.cli import INSPECT, only_log, run_cli, task_options
 from tests.conftest import data_folder
 from tests.test_adherence_integration import unambiguous_seed
-from tests.test_inspect_integration import INSPECT, metrics_of, originals_of
+from tests.test_inspect_integration import metrics_of, originals_of
 from tests.test_lm_eval_parity import lm_eval_metrics, run_lm_eval, same
 
 # the toy server's tokens of "Tom ran.\n\nHe fell down." after BOS: the continuation "\n\nHe fell down." is
@@ -84,22 +82,10 @@ def stand_in_logprob(originals: set[str]):
 
 
 def run_inspect_likelihood(tmp_path: Path, url: str, task: str, *task_args: str):
-    command = [INSPECT, "eval", task, "--model", "openai-api-completions/fakevllm/judge"]
-    command += [arg for pair in task_args for arg in ("-T", pair)]
+    command = [INSPECT, "eval", task, "--model", "openai-api-completions/fakevllm/judge", *task_options(*task_args)]
     command += ["--log-format", "json", "--display", "plain"]
-    env = dict(
-        os.environ,
-        FAKEVLLM_BASE_URL=url,
-        FAKEVLLM_API_KEY="test",
-        INSPECT_CACHE_DIR=str(tmp_path / "cache"),
-        INSPECT_LOG_DIR=str(tmp_path / "logs"),
-    )
-    tmp_path.mkdir(parents=True)
-    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    log = read_eval_log(str(next((tmp_path / "logs").glob("*.json"))))
-    assert log.status == "success", log.error
-    return log
+    run_cli(command, tmp_path, {"FAKEVLLM_BASE_URL": url, "FAKEVLLM_API_KEY": "test"})
+    return only_log(tmp_path / "logs")
 
 
 def lm_eval_samples(output_path: Path, task: str) -> dict[str, float]:

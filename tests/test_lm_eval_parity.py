@@ -9,10 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -25,6 +22,7 @@ from judge_data.human import load_criteria, load_items
 from lm_eval_tasks import TASK_DIR
 from lm_eval_tasks.tasks import TASKS
 from solvers.criteria_lists import criteria_prompt
+from tests.cli import LM_EVAL, run_cli
 from tests.conftest import data_folder
 from tests.fake_judge import Answer, judged_text, reads_request, serve
 from tests.test_adherence_integration import _ITEM as ADHERENCE_ITEM
@@ -33,9 +31,6 @@ from tests.test_coeval_criteria import coeval_folder, minilm  # noqa: F401 (mini
 from tests.test_inspect_integration import metrics_of, originals_of, run_inspect
 
 pytestmark = pytest.mark.integration
-
-LM_EVAL = str(Path(sys.executable).parent / "lm_eval")
-"""The installed ``lm_eval`` command."""
 
 OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
 
@@ -56,25 +51,10 @@ def run_lm_eval(
 ) -> dict:
     """Run the real ``lm_eval`` command on the plugin's tasks; return its results JSON."""
     command = [
-        LM_EVAL,
-        "--model",
-        model,
-        "--model_args",
-        model_args,
-        "--tasks",
-        ",".join(tasks),
-        "--include_path",
-        TASK_DIR,
-        "--metadata",
-        json.dumps(metadata),
-        "--output_path",
-        str(tmp_path / "lm_eval"),
-        *extra,
-    ]
-    result = subprocess.run(
-        command, env=dict(os.environ, **OFFLINE), capture_output=True, text=True, timeout=900, cwd=tmp_path
-    )
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
+        LM_EVAL, "--model", model, "--model_args", model_args, "--tasks", ",".join(tasks), "--include_path", TASK_DIR,
+        "--metadata", json.dumps(metadata), "--output_path", str(tmp_path / "lm_eval"), *extra,
+    ]  # fmt: skip
+    run_cli(command, tmp_path, OFFLINE, timeout=900)
     return lm_eval_results(tmp_path / "lm_eval")
 
 

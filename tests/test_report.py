@@ -7,10 +7,8 @@ from __future__ import annotations
 import csv
 import json
 import math
-import os
 import shutil
 import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -20,10 +18,10 @@ import yaml
 from judge_report.exports import lm_eval_results, model_card_metadata
 from judge_report.runs import Run
 from judge_report.tables import build_report, sort_rows
+from tests.cli import BIN, INSPECT, run_cli, task_options
 from tests.conftest import data_folder
 from tests.fake_judge import constant, cycling, knows_gold, knows_originals, serve
 
-BIN = Path(sys.executable).parent
 JUDGES = ("judge-a", "judge-b")
 MODELS = ",".join(f"openai-api/fakejudge/{judge}" for judge in JUDGES)
 
@@ -36,19 +34,13 @@ D_FOUR_PAIRS = math.log(1 / 16) / math.log(0.05)
 
 def eval_set(log_dir: Path, task: str, answers: dict, *task_args: str) -> None:
     """``inspect eval-set TASK --model judge-a,judge-b`` against the stand-in judges, logs into ``log_dir``."""
-    args = [arg for pair in task_args for arg in ("-T", pair)]
+    command = [INSPECT, "eval-set", task, "--model", MODELS, "--log-dir", str(log_dir), "--display", "plain"]
     with serve(answers) as (url, _):
-        env = dict(
-            os.environ,
-            FAKEJUDGE_BASE_URL=url,
-            FAKEJUDGE_API_KEY="test",
-            INSPECT_CACHE_DIR=str(log_dir.parent / "cache"),
+        run_cli(
+            [*command, *task_options(*task_args)],
+            log_dir.parent,
+            {"FAKEJUDGE_BASE_URL": url, "FAKEJUDGE_API_KEY": "test"},
         )
-        command = [str(BIN / "inspect"), "eval-set", task, "--model", MODELS, "--log-dir", str(log_dir)]
-        result = subprocess.run(
-            [*command, "--display", "plain", *args], env=env, capture_output=True, text=True, timeout=600
-        )
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
 
 
 @pytest.fixture(scope="module")
@@ -109,10 +101,7 @@ def logs(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def report_dir(logs) -> Path:
     out = logs.parent / "report"
-    result = subprocess.run(
-        [str(BIN / "judge-report"), str(logs), "--out", str(out)], capture_output=True, text=True, timeout=600
-    )
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    result = run_cli([str(BIN / "judge-report"), str(logs), "--out", str(out)], logs.parent)
     assert "| judge |" in result.stdout
     return out
 
@@ -325,11 +314,8 @@ def test_exports_use_huggingface_hub_model_index():
 
 
 def test_missing_log_path_is_one_clean_message(tmp_path):
-    result = subprocess.run(
-        [str(BIN / "judge-report"), str(tmp_path / "nothing"), "--out", str(tmp_path / "out")],
-        capture_output=True,
-        text=True,
-    )
+    command = [str(BIN / "judge-report"), str(tmp_path / "nothing"), "--out", str(tmp_path / "out")]
+    result = run_cli(command, tmp_path, expect_success=False)
     assert result.returncode == 2
     assert result.stderr.strip() == f"judge-report: {tmp_path / 'nothing'}: no such log file or folder"
 

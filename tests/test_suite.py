@@ -5,10 +5,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import json
-import subprocess
-import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -16,10 +13,11 @@ from dhp_tasks.datasets import DATASETS
 from dhp_tasks.suite import SUITE_FORMAT, all_perturbations, build_suite, read_suite, write_suite
 from judge_data import DataError, OptionError
 from judge_report.cli import run as judge_report
+from tests.cli import BIN, run_cli
 from tests.fake_judge import knows_originals, perturber, serve
 from tests.test_inspect_integration import metrics_of, run_inspect
 
-DHP_BUILD = str(Path(sys.executable).parent / "dhp-build")
+DHP_BUILD = str(BIN / "dhp-build")
 
 
 @pytest.fixture
@@ -62,24 +60,8 @@ def test_build_is_cached_and_byte_identical(dhp_data, tmp_path, perturber_server
 
 def test_dhp_build_command_and_judging_a_suite(dhp_data, tmp_path, perturber_server):
     suite_file = tmp_path / "storycloze.jsonl"
-    result = subprocess.run(
-        [
-            DHP_BUILD,
-            "storycloze",
-            "--data-dir",
-            str(dhp_data("storycloze")),
-            "--n",
-            "6",
-            "--output",
-            str(suite_file),
-            "--perturber",
-            "openai-api/fakeperturber/p",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr
+    command = [DHP_BUILD, "storycloze", "--data-dir", str(dhp_data("storycloze")), "--n", "6"]
+    result = run_cli([*command, "--output", str(suite_file), "--perturber", "openai-api/fakeperturber/p"], tmp_path)
     assert "grammar_errors: 6 variants" in result.stdout
     suite = read_suite(suite_file)
     originals = {item.text for item in suite.items}

@@ -1,23 +1,21 @@
 """What a user sees when an input is wrong: the real ``inspect eval`` ends with one message and no traceback.
 
-Every case stops before any judge call, so inspect's built-in ``mockllm/model`` stands in for the judge
-(the perplexity cases need a provider that cannot give log-likelihoods, which it is).
+Every wrong input stops task creation with a ``PrerequisiteError``, which ``inspect eval`` prints as its message
+alone. Each case is checked where that error starts: the task function called with the options as the CLI
+parses them. The real CLI runs the cases that depend on what only it sets up, the offline environment of every
+suite and the model of the perplexity cases (inspect's built-in ``mockllm/model``, a provider that cannot give
+log-likelihoods), and so shows the printed message for every suite.
 """
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from inspect_ai._util.error import PrerequisiteError
 
+from tests.cli import INSPECT, create_task, one_clean_message, run_cli, task_options
 from tests.conftest import DATA_ROOT
-
-pytestmark = pytest.mark.integration
-
-INSPECT = str(Path(sys.executable).parent / "inspect")
 
 
 def write_bad_inputs(folder: Path) -> Path:
@@ -167,6 +165,17 @@ CASES = [
 ]
 
 
+CLI_ONLY = {
+    "dhp offline",
+    "dhp perplexity provider",
+    "fbi offline",
+    "adherence offline",
+    "adherence perplexity provider",
+    "coeval offline",
+}
+"""Cases that need the offline environment at start-up or the model ``inspect eval`` is given."""
+
+
 @pytest.fixture(scope="module")
 def bad_inputs(tmp_path_factory):
     if not DATA_ROOT.is_dir():
@@ -174,17 +183,33 @@ def bad_inputs(tmp_path_factory):
     return write_bad_inputs(tmp_path_factory.mktemp("bad"))
 
 
-@pytest.mark.parametrize(("task", "options", "env", "message"), [case[1:] for case in CASES], ids=[c[0] for c in CASES])
-def test_bad_input_ends_with_one_clean_message(tmp_path, bad_inputs, task, options, env, message):
-    args = [arg for option in options for arg in ("-T", option.format(data=DATA_ROOT, bad=bad_inputs))]
-    command = [INSPECT, "eval", task, "--model", "mockllm/model", "--display", "plain", *args]
-    environment = dict(
-        os.environ, COLUMNS="400", INSPECT_LOG_DIR=str(tmp_path / "logs"), INSPECT_CACHE_DIR=str(tmp_path / "c"), **env
-    )
-    result = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=300, cwd=tmp_path)
-    output = result.stdout + result.stderr
-    assert result.returncode != 0, output
-    assert "Traceback" not in output and 'File "' not in output, output
-    paragraphs = [block for block in output.strip().split("\n\n") if block.strip()]
+def filled(options: list[str], bad_inputs: Path) -> list[str]:
+    return [option.format(data=DATA_ROOT, bad=bad_inputs) for option in options]
+
+
+@pytest.mark.parametrize(
+    ("task", "options", "message"),
+    [(task, options, message) for name, task, options, _, message in CASES if name not in CLI_ONLY],
+    ids=[case[0] for case in CASES if case[0] not in CLI_ONLY],
+)
+def test_bad_input_stops_task_creation_with_one_message(bad_inputs, task, options, message):
+    with pytest.raises(PrerequisiteError) as raised:
+        create_task(task, *filled(options, bad_inputs))
+    printed = str(raised.value.message).strip()
+    assert "\n\n" not in printed, printed  # inspect eval prints the message as one paragraph
+    assert message in " ".join(printed.split()), printed
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize(
+    ("task", "options", "env", "message"),
+    [case[1:] for case in CASES if case[0] in CLI_ONLY],
+    ids=[case[0] for case in CASES if case[0] in CLI_ONLY],
+)
+def test_bad_input_ends_the_real_cli_with_one_clean_message(tmp_path, bad_inputs, task, options, env, message):
+    command = [INSPECT, "eval", task, "--model", "mockllm/model", "--display", "plain"]
+    result = run_cli([*command, *task_options(*filled(options, bad_inputs))], tmp_path, env, expect_success=False)
+    output = one_clean_message(result)
+    paragraphs = [block for block in (result.stdout + result.stderr).strip().split("\n\n") if block.strip()]
     assert len(paragraphs) == 1, output
-    assert message in " ".join(output.split()), output
+    assert message in output, output
