@@ -44,7 +44,9 @@ def test_storycloze_runs_on_the_cpu_judge(judge_folder, dhp_data, tmp_path):
 
 def test_every_fbi_strategy_runs_on_the_cpu_judge(judge_folder, fbi_data, tmp_path, monkeypatch):
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
-    options = {"data_dir": str(fbi_data), "categories": "entity,score_invariant", "per_category": 1}
+    # one item per task: the stand-in judge covers the score-invariant path; here every strategy's prompts go through
+    # the real hf/ provider
+    options = {"data_dir": str(fbi_data), "categories": "entity", "per_category": 1}
     tasks = [
         *(single(strategy=strategy, **options) for strategy in SINGLE_STRATEGIES),
         *(pairwise(strategy=strategy, **options) for strategy in PAIRWISE_STRATEGIES),
@@ -73,7 +75,7 @@ def test_every_fbi_strategy_runs_on_the_cpu_judge(judge_folder, fbi_data, tmp_pa
         assert log.status == "success", log.error
         metrics = {name: metric.value for name, metric in log.results.scores[0].metrics.items()}
         assert "parse_failures" in metrics
-        assert len(log.samples) == 2
+        assert len(log.samples) == 1
         for sample in log.samples:
             answers = next(iter(sample.scores.values())).metadata["answers"]
             assert answers and all(answer.strip() for answer in answers.values())
