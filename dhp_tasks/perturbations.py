@@ -9,6 +9,7 @@ which other items or perturbations are in the run. LLM-based perturbations are a
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from collections.abc import Callable, Sequence
@@ -16,7 +17,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 import typo
-from nltk.tokenize.punkt import PunktSentenceTokenizer
 
 from judge_data import names_option
 
@@ -65,7 +65,6 @@ class Perturbation:
 
 _ALPHANUMERIC = re.compile(r"[^\W_]")
 _WORD = re.compile(r"\S+")
-_SENTENCES = PunktSentenceTokenizer()
 
 TYPO_KINDS = (
     "char_swap",
@@ -140,9 +139,18 @@ def delete_word_span(k: int) -> PerturbFunction:
     return apply
 
 
+@functools.cache
+def _sentence_tokenizer():
+    """Punkt with its untrained rules (no NLTK data download), imported on first use: importing nltk takes
+    most of a second, which every ``inspect eval`` start-up would pay for tasks that never split sentences."""
+    from nltk.tokenize.punkt import PunktSentenceTokenizer
+
+    return PunktSentenceTokenizer()
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences by Punkt's untrained rules: no NLTK data download is needed."""
-    return _SENTENCES.tokenize(text)
+    return _sentence_tokenizer().tokenize(text)
 
 
 def shuffle_sentences(k: int | None) -> PerturbFunction:
@@ -153,7 +161,7 @@ def shuffle_sentences(k: int | None) -> PerturbFunction:
     """
 
     def apply(item: Item, rng: random.Random, pool: Sequence[Item]) -> str:
-        spans = list(_SENTENCES.span_tokenize(item.text))
+        spans = list(_sentence_tokenizer().span_tokenize(item.text))
         sentences = [item.text[start:end] for start, end in spans]
         count = len(sentences) if k is None else k
         if len(sentences) < 2 or len(sentences) < count or len(set(sentences)) < 2:
