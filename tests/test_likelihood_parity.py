@@ -21,7 +21,7 @@ from tests.cli import INSPECT, only_log, run_cli, task_options
 from tests.conftest import data_folder
 from tests.test_adherence_integration import unambiguous_seed
 from tests.test_inspect_integration import metrics_of, originals_of
-from tests.test_lm_eval_parity import lm_eval_metrics, run_lm_eval, same
+from tests.test_lm_eval_parity import compare, lm_eval_metrics, print_rows, run_lm_eval
 
 # the toy server's tokens of "Tom ran.\n\nHe fell down." after BOS: the continuation "\n\nHe fell down." is
 # positions 4-7, log-probabilities -5, -6, -7, -8 (sum -26) over 4 tokens and 13 response bytes
@@ -152,18 +152,9 @@ def test_perplexity_metrics_are_the_same_in_both_harnesses(tmp_path, dhp_data, j
             first = next(key for key in score.value if "/" not in key and key != "parse_failures")
             assert score.value[first] == score.metadata["total_logprob"] / n_bytes
         assert len(theirs_sums) == len(log.samples)
-        ours, theirs = metrics_of(log), lm_eval_metrics(results, name)
-        for metric, value in theirs.items():
-            if metric in ours:
-                rows.append((name, metric, ours[metric], value))
-                assert same(ours[metric], value), (name, metric, ours[metric], value)
-            else:  # rows that inspect leaves out, e.g. LLM-based perturbations without a suite
-                assert math.isnan(value), (name, metric, value)
+        rows += compare(metrics_of(log), results, name)
 
-    print(f"\n{'task':30} {'metric':34} {'inspect':>22} {'lm-eval':>22} {'difference':>11}")
-    for name, metric, ours_value, theirs_value in rows:
-        difference = 0.0 if math.isnan(ours_value) else theirs_value - ours_value
-        print(f"{name:30} {metric:34} {ours_value:22.15g} {theirs_value:22.15g} {difference:11.3g}")
+    print_rows(rows)
     print(f"wall time: inspect {inspect_seconds:.1f} s (2 runs), lm_eval {lm_eval_seconds:.1f} s (one run)")
 
     dhp = lm_eval_metrics(results, "dhp_storycloze_perplexity")

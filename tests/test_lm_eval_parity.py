@@ -164,19 +164,10 @@ def test_lm_eval_and_inspect_report_the_same_numbers(tmp_path, dhp_data, fbi_dat
     assert len(calls) == 4 * 5 * 3 * 5 + 23 * 2 + 23 * 2 + 20 * 4  # DHP asks each prompt 5 times, one call each
 
     rows = []
-    for name in runs:
-        ours, theirs = inspect_metrics[name], lm_eval_metrics(results, name)
-        for metric, value in theirs.items():
-            if metric in ours:
-                rows.append((name, metric, ours[metric], value))
-                assert same(ours[metric], value), (name, metric, ours[metric], value)
-            else:  # rows that inspect leaves out, e.g. LLM-based perturbations without a suite
-                assert math.isnan(value), (name, metric, value)
+    for name in runs:  # lm-eval's rows that inspect leaves out (LLM-based perturbations without a suite) are NaN
+        rows += compare(inspect_metrics[name], results, name)
         assert results["versions"][name] == TASKS[name].version
-    print(f"\n{'task':26} {'metric':40} {'inspect':>22} {'lm-eval':>22} {'difference':>11}")
-    for name, metric, ours_value, theirs_value in rows:
-        difference = 0.0 if math.isnan(ours_value) else theirs_value - ours_value
-        print(f"{name:26} {metric:40} {ours_value:22.15g} {theirs_value:22.15g} {difference:11.3g}")
+    print_rows(rows)
     print(f"wall time: inspect {inspect_seconds:.1f} s (4 runs), lm_eval {lm_eval_seconds:.1f} s (one run)")
 
     # lm-eval's usual keys, so leaderboards that read its results JSON take these as they are; a custom
@@ -283,16 +274,11 @@ def test_lm_eval_and_inspect_report_the_same_coeval_numbers(tmp_path, minilm):  
 
     rows = []
     for name in runs:
-        ours, theirs = inspect_metrics[name], lm_eval_metrics(results, name)
-        assert set(theirs) <= set(ours), set(theirs) - set(ours)
-        for metric, value in theirs.items():
-            rows.append((name, metric, ours[metric], value))
-            assert same(ours[metric], value), (name, metric, ours[metric], value)
+        theirs = lm_eval_metrics(results, name)
+        assert set(theirs) <= set(inspect_metrics[name]), set(theirs) - set(inspect_metrics[name])
+        rows += compare(inspect_metrics[name], results, name)
         assert results["versions"][name] == TASKS[name].version
-    print(f"\n{'task':30} {'metric':36} {'inspect':>22} {'lm-eval':>22} {'difference':>11}")
-    for name, metric, ours_value, theirs_value in rows:
-        difference = 0.0 if math.isnan(ours_value) else theirs_value - ours_value
-        print(f"{name:30} {metric:36} {ours_value:22.15g} {theirs_value:22.15g} {difference:11.3g}")
+    print_rows(rows)
     print(f"wall time: inspect {inspect_seconds:.1f} s (2 runs), lm_eval {lm_eval_seconds:.1f} s (one run)")
 
     criteria = lm_eval_metrics(results, "coeval_criteria_self_instruct")
