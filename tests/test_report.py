@@ -279,6 +279,17 @@ def test_runs_with_different_settings_never_share_a_column():
     )
 
 
+def test_runs_with_different_scoring_modes_never_share_a_column():
+    logprobs = run("a", 0.3, created="2026-02-01")
+    logprobs.metadata.update(scoring="logprobs", min_mass=0.1)
+    report = build_report([run("a", 0.2), logprobs])
+    assert report.leaderboard.columns == [
+        "fbi_single_vanilla [config 1] error_rate",
+        "fbi_single_vanilla [config 2] error_rate",
+    ]
+    assert any("differ in min_mass, scoring" in note for note in report.notes), report.notes
+
+
 def test_latest_comparable_run_wins_and_is_noted():
     report = build_report([run("a", 0.5, created="2026-02-01"), run("a", 0.2, created="2026-01-01")])
     assert report.leaderboard.cells[(("openai/a",), "fbi_single_vanilla error_rate")].value == 0.5
