@@ -164,7 +164,7 @@ def docs(**metadata: Any) -> DatasetDict:
     """``custom_dataset``: one document per prompt of every sample the inspect task would judge."""
     task = TASKS[metadata[TASK_KEY]]
     if task.output_type == "loglikelihood" and metadata.get("normalize", LIKELIHOOD_NORMALIZATION) != "byte":
-        raise ValueError(
+        raise OptionError(
             f"{task.name}: normalize={metadata['normalize']!r} cannot be computed by lm-eval, whose loglikelihood "
             "requests return no token count; its perplexity tasks normalise per UTF-8 byte of the response "
             "(normalize=byte; inspect's tasks compute the same with -T normalize=byte)"
