@@ -176,20 +176,6 @@ def perturber(prompt: str) -> str:
     return f"Zorblax {rest}"
 
 
-def cycling(answers: list[str]) -> Answer:
-    """Answers in turn, one per request (every choice of a request gets the same answer)."""
-    lock = threading.Lock()
-    served = [0]
-
-    def answer(prompt: str) -> str:
-        with lock:
-            index = served[0]
-            served[0] += 1
-        return answers[index % len(answers)]
-
-    return answer
-
-
 def reads_conversation(answer: Callable[[list[dict]], Any]) -> Callable[[list[dict]], Any]:
     """Mark an answer (or top-logprobs) function that is given the request's whole conversation (OpenAI messages),
     not its last prompt."""
@@ -200,4 +186,15 @@ def reads_conversation(answer: Callable[[list[dict]], Any]) -> Callable[[list[di
 def reads_request(answer: Callable[[dict], str]) -> Callable[[dict], str]:
     """Mark an answer function that is given the whole request (messages, temperature, ...), not its last prompt."""
     answer.reads_request = True  # type: ignore[attr-defined]
+    return answer
+
+
+def by_temperature(at_zero: str, sampled: str) -> Answer:
+    """One answer to greedy requests (temperature 0 or unset) and another to sampled ones: deterministic whatever
+    order concurrent requests arrive in."""
+
+    @reads_request
+    def answer(request: dict) -> str:
+        return sampled if request.get("temperature") else at_zero
+
     return answer

@@ -23,7 +23,7 @@ from scorers.criteria_consistency import (
 )
 from solvers.criteria_lists import criteria_prompt, parse_criteria_list
 from tests.conftest import data_folder
-from tests.fake_judge import constant, cycling
+from tests.fake_judge import by_temperature, constant
 from tests.test_inspect_integration import eval_in_process, metrics_of, run_inspect
 
 DATASETS = ("eli5", "rocstories", "self_instruct")
@@ -316,12 +316,8 @@ SAME_LIST = (
     "Here is how I would evaluate it:\n\n1. **Clarity**: The text is easy to follow.\n"
     "2. **Accuracy**: Every stated fact is correct.\n3. **Tone**: The wording suits the reader.\n\nGood luck!"
 )
-TOPICS = [
-    "1. The soup is served hot.\n2. The vegetables are freshly chopped.",
-    "1. The bridge carries heavy trucks.\n2. The steel beams resist corrosion.",
-    "1. The violin strings are tuned.\n2. The concert hall echoes softly.",
-    "1. The tax form lists every deduction.\n2. The invoice shows the due date.",
-]
+KITCHEN = "1. The soup is served hot.\n2. The vegetables are freshly chopped."
+BRIDGE = "1. The bridge carries heavy trucks.\n2. The steel beams resist corrosion."
 
 
 @pytest.mark.integration
@@ -365,7 +361,7 @@ def test_judge_writing_the_same_list_every_time_is_fully_consistent(tmp_path, mi
 def test_judge_writing_disjoint_lists_has_low_cc(tmp_path, minilm):
     log, calls = eval_in_process(
         "coeval_tasks/criteria",
-        cycling(TOPICS),
+        by_temperature(KITCHEN, BRIDGE),
         tmp_path,
         f"data_dir={coeval_folder('rocstories')}",
         "dataset=rocstories",

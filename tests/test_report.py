@@ -20,7 +20,7 @@ from judge_report.runs import Run
 from judge_report.tables import build_report, sort_rows
 from tests.cli import BIN, INSPECT, run_cli, task_options
 from tests.conftest import data_folder
-from tests.fake_judge import constant, cycling, knows_gold, knows_originals, serve
+from tests.fake_judge import by_temperature, constant, knows_gold, knows_originals, serve
 
 JUDGES = ("judge-a", "judge-b")
 MODELS = ",".join(f"openai-api/fakejudge/{judge}" for judge in JUDGES)
@@ -88,7 +88,7 @@ def logs(tmp_path_factory) -> Path:
     eval_set(
         root / "coeval",
         "coeval_tasks/criteria",
-        {"judge-a": constant(LIST_A), "judge-b": cycling([LIST_A, LIST_B])},
+        {"judge-a": constant(LIST_A), "judge-b": by_temperature(LIST_A, LIST_B)},
         f"data_dir={coeval_folder('eli5')}",
         "dataset=eli5",
         "n=2",
