@@ -541,6 +541,22 @@ def _adherence_metrics(settings: Mapping[str, Any], samples) -> dict[str, float]
     return agreement_metrics(specs, values)[0]
 
 
+def _warn_if_sampling_repeated(settings: Mapping[str, Any], sampled_per_document: Sequence[Sequence[str]]) -> None:
+    """Warn when every document's sampled lists are one text repeated: at a temperature above 0 that is the
+    backend's fixed seed (lm-eval's API backends send the ``seed`` model argument with every request), not the
+    judge's consistency, and ICC = 1 then says nothing."""
+    repeated = [len(set(sampled)) == 1 for sampled in sampled_per_document if len(sampled) > 1]
+    if float(settings["temperature"]) > 0 and repeated and all(repeated):
+        logger.warning(
+            "%s: every task description's %d sampled lists are one text repeated at temperature %s; with an API "
+            "backend this is lm-eval's fixed per-request seed, not the judge: ICC and CC are not meaningful. "
+            "Use lm-eval's vllm or hf backend, or inspect.",
+            settings["task"],
+            settings["samples"],
+            settings["temperature"],
+        )
+
+
 def _coeval_metrics(settings: Mapping[str, Any], samples) -> dict[str, float]:
     if TASKS[settings["task"]].setting == CRITERIA_PROMPT:
         values = []
@@ -555,6 +571,7 @@ def _coeval_metrics(settings: Mapping[str, Any], samples) -> dict[str, float]:
                 settings["match_threshold"],
             )
             values.append(scored.value)
+        _warn_if_sampling_repeated(settings, [answers[CRITERIA_PROMPT][1] for _, answers in samples])
         return criteria_lists_means(values)
     readers = {OVERALL: ReadAnswer(OVERALL, settings["low"], settings["high"], False)}
     rows = [(criterion_value(readers, {OVERALL: answers[OVERALL]})[0], meta) for meta, answers in samples]

@@ -133,7 +133,7 @@ def test_coeval_metric_names_follow_the_data(dataset):
     assert not any(m.startswith("pearson/") and m.split("/")[1] in items[0].human for m in metrics)
 
 
-def test_criteria_task_asks_the_reference_greedily_and_samples_as_the_options_say(minilm):  # noqa: F811 (fixture)
+def test_criteria_task_asks_the_reference_greedily_and_samples_as_the_options_say(minilm, caplog):  # noqa: F811 (fixture)
     from lm_eval.tasks import TaskManager
 
     options = {"data_dir": str(coeval_folder("rocstories")), "n": 2, "embedder": minilm}
@@ -162,6 +162,13 @@ def test_criteria_task_asks_the_reference_greedily_and_samples_as_the_options_sa
     aggregations = task.aggregation()
     assert aggregations["cc"](records) == pytest.approx(1.0)  # the second document's CC is undefined, left out
     assert aggregations["parse_failures"](records) == 4
+    # every document's sampled answers are one text repeated: at temperature 0.9 that is a fixed seed, flagged
+    assert "one text repeated at temperature 0.9" in caplog.text
+    caplog.clear()
+    varied = [same, same, same, "1. Clarity: The story is clear."]
+    records = [task.process_results(doc, [[same], varied])["cc"] for doc in task.test_docs()]
+    assert aggregations["icc"](records) < 1.0
+    assert "repeated" not in caplog.text
 
 
 def test_custom_task_reports_the_metrics_its_data_names(tmp_path):
