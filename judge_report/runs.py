@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,16 +34,21 @@ class Run:
     @property
     def judge(self) -> str:
         """The judge's identity: model name and model arguments (inspect's ``-M``, lm-eval's ``--model_args``)."""
-        if not self.model_args:
-            return self.model
-        arguments = ", ".join(f"{name}={value}" for name, value in sorted(self.model_args.items()))
-        return f"{self.model} ({arguments})"
+        return judge_name(self.model, self.model_args)
 
     def setting(self, name: str) -> Any:
         """A run setting as logged: the task metadata first, then the task arguments."""
         if name in self.metadata:
             return self.metadata[name]
         return self.task_args.get(name)
+
+
+def judge_name(model: str, model_args: Mapping[str, Any]) -> str:
+    """A model name with its model arguments, sorted: ``model (a=1, b=2)``."""
+    if not model_args:
+        return model
+    arguments = ", ".join(f"{name}={value}" for name, value in sorted(model_args.items()))
+    return f"{model} ({arguments})"
 
 
 def log_files(paths: Iterable[str | Path]) -> list[str]:
@@ -129,10 +135,7 @@ def lm_eval_runs(location: str) -> list[Run]:
         document = json.loads(Path(location).read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as error:
         raise DataError(f"{location}: not a readable lm-eval results file ({error})") from error
-    config = document.get("config") or {}
-    model_args = config.get("model_args") or {}
-    if isinstance(model_args, str):
-        model_args = dict(part.split("=", 1) for part in model_args.split(",") if "=" in part)
+    model, model_args = _lm_eval_model(document)
     runs = []
     for task, values in (document.get("results") or {}).items():
         metrics = {}
@@ -142,20 +145,62 @@ def lm_eval_runs(location: str) -> list[Run]:
                 metrics[name] = float(value)
         configs = (document.get("configs") or {}).get(task) or {}
         counts = (document.get("n-samples") or {}).get(task) or {}
+        metadata = dict(configs.get("metadata") or {})
+        judge, judge_args, notes = model, model_args, ()
+        if JUDGMENTS_KEY in metadata:
+            judge, judge_args, notes = _judge_of_checked_run(location, str(metadata[JUDGMENTS_KEY]), model, model_args)
         runs.append(
             Run(
                 location=location,
                 harness="lm-eval",
                 task=task,
                 task_version=str((document.get("versions") or {}).get(task)),
-                model=str(config.get("model", "unknown")),
-                model_args=model_args,
-                metadata=dict(configs.get("metadata") or {}),
+                model=judge,
+                model_args=judge_args,
+                metadata=metadata,
                 task_args={},
                 metrics=metrics,
                 samples=int(counts.get("effective", 0) or 0),
                 created=str(document.get("date", "")),
-                limit=config.get("limit"),
+                limit=(document.get("config") or {}).get("limit"),
+                notes=notes,
             )
         )
     return runs
+
+
+JUDGMENTS_KEY = "judgments"
+"""Task metadata of ``fbi_explanations``: the judge run's ``--log_samples`` file whose explanations it checks."""
+
+_SAMPLES_FILE = re.compile(r"^samples_.+_(?P<date>\d{4}-\d{2}-\d{2}T[\d.-]+)\.jsonl$")
+"""lm-eval's per-task samples file, ``samples_<task>_<date>.jsonl``, written beside ``results_<date>.json``."""
+
+
+def _lm_eval_model(document: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The model name and model arguments (parsed from ``a=1,b=2`` when given as a string) of a results file."""
+    config = document.get("config") or {}
+    model_args = config.get("model_args") or {}
+    if isinstance(model_args, str):
+        model_args = dict(part.split("=", 1) for part in model_args.split(",") if "=" in part)
+    return str(config.get("model", "unknown")), dict(model_args)
+
+
+def _judge_of_checked_run(
+    location: str, judgments: str, checker: str, checker_args: Mapping[str, Any]
+) -> tuple[str, dict[str, Any], tuple[str, ...]]:
+    """The judge whose explanations an ``fbi_explanations`` run checked: the model of the results file written
+    with its judgments file. The checker is the model of this run; it is named in a note, not as the judge."""
+    checked_by = judge_name(checker, checker_args)
+    match = _SAMPLES_FILE.match(Path(judgments).name)
+    results = Path(judgments).with_name(f"results_{match['date']}.json") if match else None
+    if results is None or not results.is_file():
+        note = (
+            f"{location}: no results file of the judge run beside {judgments}; its explanation metrics are "
+            f"listed under the checker, {checked_by}"
+        )
+        return checker, dict(checker_args), (note,)
+    try:
+        judge, judge_args = _lm_eval_model(json.loads(results.read_text(encoding="utf-8")))
+    except (OSError, json.JSONDecodeError) as error:
+        raise DataError(f"{results}: not a readable lm-eval results file ({error})") from error
+    return judge, judge_args, (f"{location}: explanations of {judge_name(judge, judge_args)} checked by {checked_by}",)

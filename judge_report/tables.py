@@ -101,6 +101,7 @@ def build_report(runs: Sequence[Run], parse_failure_flag: float = DEFAULT_PARSE_
     configs: dict[str, list[dict]] = {}
     chosen: dict[tuple[str, int, str], tuple[Run, SuiteView]] = {}
     for run in sorted(runs, key=lambda run: run.created):
+        notes.extend(run.notes)
         view = suite_of(run)
         if view is None:
             notes.append(f"{run.location}: task {run.task} belongs to no suite the report knows; left out")

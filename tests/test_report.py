@@ -340,3 +340,46 @@ def test_lm_eval_results_are_read_back_as_runs(tmp_path):
     assert skipped == []
     assert (read.harness, read.task, read.judge) == ("lm-eval", "fbi_single_vanilla", "openai/a (temperature=1)")
     assert read.metrics["error_rate"] == 0.25 and read.samples == 10
+
+
+def _lm_eval_results_file(path: Path, task: str, model_args: str, metrics: dict, metadata: dict) -> None:
+    results = {"results": {task: {f"{name},none": value for name, value in metrics.items()}}}
+    results |= {"configs": {task: {"metadata": metadata}}, "config": {"model": "local-chat-completions"}}
+    results["config"]["model_args"] = model_args
+    path.write_text(json.dumps(results), encoding="utf-8")
+
+
+def test_lm_eval_explanation_check_is_reported_under_the_judge_not_the_checker(tmp_path):
+    from judge_report.runs import read_runs
+
+    judge_run, check_run = tmp_path / "judge", tmp_path / "check"
+    judge_run.mkdir()
+    check_run.mkdir()
+    date = "2026-11-22T10-00-00.123456"
+    samples = judge_run / f"samples_fbi_single_vanilla_{date}.jsonl"
+    samples.write_text("{}\n", encoding="utf-8")
+    _lm_eval_results_file(
+        judge_run / f"results_{date}.json", "fbi_single_vanilla", "model=judge", {"error_rate": 0.5}, {}
+    )
+    metrics = {"explanation_caught_rate": 0.75}
+    _lm_eval_results_file(
+        check_run / "results_2026-11-22T11-00-00.json", "fbi_explanations", "model=checker", metrics,
+        {"judgments": str(samples)},
+    )  # fmt: skip
+    runs, _ = read_runs([tmp_path])
+    judges = {run.task: run.judge for run in runs}
+    assert judges == {
+        "fbi_single_vanilla": "local-chat-completions (model=judge)",
+        "fbi_explanations": "local-chat-completions (model=judge)",
+    }
+    report = build_report(runs)
+    assert any("checked by local-chat-completions (model=checker)" in note for note in report.notes)
+
+    samples.rename(check_run / samples.name)  # the judge run's results file is no longer beside it
+    _lm_eval_results_file(
+        check_run / "results_2026-11-22T11-00-00.json", "fbi_explanations", "model=checker", metrics,
+        {"judgments": str(check_run / samples.name)},
+    )  # fmt: skip
+    (checked,) = [run for run in read_runs([check_run])[0] if run.task == "fbi_explanations"]
+    assert checked.judge == "local-chat-completions (model=checker)"
+    assert "listed under the checker" in checked.notes[0]
