@@ -60,6 +60,14 @@ class HumanItem:
     meta: Mapping[str, Any] = field(default_factory=dict)
 
 
+def _key_name(value: str, where: str) -> str:
+    """A criterion name or annotator id, checked: it becomes part of metric names (``pearson/<criterion>``,
+    lm-eval's ``<metric>,<filter>`` keys) and of comma-separated options, so it may hold neither ``/`` nor ``,``."""
+    if not value.strip() or "," in value or "/" in value:
+        raise DataError(f"{where} is {value!r}: a name must be non-empty and hold neither ',' nor '/'")
+    return value
+
+
 def _criterion(entry: Any, path: Path, index: int) -> HumanCriterion:
     where = f"{path}, criteria[{index}]"
     if not isinstance(entry, Mapping):
@@ -71,7 +79,7 @@ def _criterion(entry: Any, path: Path, index: int) -> HumanCriterion:
             raise DataError(f"{where}: field {name!r} is missing or not a {kind.__name__}")
         return value
 
-    name = required("name", str)
+    name = _key_name(required("name", str), f"{where}: field 'name'")
     score_range = required("range", list)
     if (
         len(score_range) != 2
@@ -142,6 +150,8 @@ def _annotator_scores(
     ids = row.get("annotator_ids")
     if ids is not None and (not isinstance(ids, list) or not all(isinstance(i, str) for i in ids)):
         raise DataError(f"{where}: field 'annotator_ids' must be a list of strings")
+    for index, annotator in enumerate(ids or []):
+        _key_name(annotator, f"{where}: field 'annotator_ids[{index}]'")
     scores: dict[str, list[float | None]] = {}
     for name, values in raw.items():
         if name not in criteria:

@@ -88,6 +88,10 @@ def _folder(tmp_path, rows, criteria=CRITERIA):
             {**GOOD_ROW, "id": "b", "annotator_scores": {"fluency": [4, 5]}, "annotator_ids": ["x"]},
             "row 2: field 'annotator_scores.fluency' has 2 scores for 1 annotator_ids",
         ),
+        (
+            {**GOOD_ROW, "id": "b", "annotator_scores": {"fluency": [4]}, "annotator_ids": ["lab 1, room 2"]},
+            "row 2: field 'annotator_ids[0]' is 'lab 1, room 2': a name must be non-empty and hold neither",
+        ),
     ],
 )
 def test_bad_rows_name_file_row_and_field(tmp_path, row, message):
@@ -104,6 +108,8 @@ def test_bad_rows_name_file_row_and_field(tmp_path, row, message):
         ({"range": [5, 1]}, r"criteria\[0\] \(fluency\): field 'range' must be \[low, high\]"),
         ({"scale": "stars"}, r"criteria\[0\] \(fluency\): field 'scale' must be one of"),
         ({"higher_is_better": "yes"}, r"criteria\[0\]: field 'higher_is_better' is missing or not a bool"),
+        ({"name": "fluency/style"}, r"criteria\[0\]: field 'name' is 'fluency/style': a name must be non-empty"),
+        ({"name": "fluency, style"}, r"criteria\[0\]: field 'name' is 'fluency, style': a name must be non-empty"),
     ],
 )
 def test_bad_criteria_name_file_entry_and_field(tmp_path, change, message):
