@@ -58,6 +58,22 @@ def run_lm_eval(
     return lm_eval_results(tmp_path / "lm_eval")
 
 
+def run_lm_eval_chat(judge: Answer, tasks: list[str], metadata: dict, tmp_path: Path) -> tuple[dict, list, float]:
+    """:func:`run_lm_eval` through ``local-chat-completions`` against ``judge`` served on 127.0.0.1: the results
+    JSON, the requests the judge received, and the wall time of the run."""
+    started = time.perf_counter()
+    with serve(judge) as (url, calls):
+        results = run_lm_eval(
+            tasks,
+            metadata,
+            tmp_path,
+            "local-chat-completions",
+            f"model=judge,base_url={url}/chat/completions,num_concurrent=1",
+            ("--apply_chat_template",),
+        )
+    return results, calls, time.perf_counter() - started
+
+
 def lm_eval_metrics(results: dict, task: str) -> dict[str, float]:
     """``{metric: value}`` of one task, from lm-eval's ``metric,filter`` keys (filter ``none``)."""
     return {
@@ -147,17 +163,7 @@ def test_lm_eval_and_inspect_report_the_same_numbers(tmp_path, dhp_data, fbi_dat
         "fbi": {"data_dir": str(fbi_data), "per_category": 1},
         "adherence_summeval_rubric": {"data_dir": str(summeval), "n": 20, "seed": seed},
     }
-    started = time.perf_counter()
-    with serve(judge) as (url, calls):
-        results = run_lm_eval(
-            list(runs),
-            metadata,
-            tmp_path,
-            "local-chat-completions",
-            f"model=judge,base_url={url}/chat/completions,num_concurrent=1",
-            ("--apply_chat_template",),
-        )
-    lm_eval_seconds = time.perf_counter() - started
+    results, calls, lm_eval_seconds = run_lm_eval_chat(judge, list(runs), metadata, tmp_path)
 
     lm_eval_prompts = {json.dumps(call["messages"]) for call in calls}
     assert lm_eval_prompts == set().union(*inspect_prompts.values())
@@ -254,17 +260,7 @@ def test_lm_eval_and_inspect_report_the_same_coeval_numbers(tmp_path, minilm):  
         "coeval_criteria_self_instruct": {"data_dir": str(instructions), "n": 4, "samples": 3, "embedder": minilm},
         "coeval_eli5_direct": {"data_dir": str(eli5), "n": 20},
     }
-    started = time.perf_counter()
-    with serve(judge) as (url, calls):
-        results = run_lm_eval(
-            list(runs),
-            metadata,
-            tmp_path,
-            "local-chat-completions",
-            f"model=judge,base_url={url}/chat/completions,num_concurrent=1",
-            ("--apply_chat_template",),
-        )
-    lm_eval_seconds = time.perf_counter() - started
+    results, calls, lm_eval_seconds = run_lm_eval_chat(judge, list(runs), metadata, tmp_path)
 
     # the same prompts; inspect asks for the sampled lists as 3 choices of one call, lm-eval in 3 calls
     assert {json.dumps(call["messages"]) for call in calls} == {json.dumps(call["messages"]) for call in inspect_calls}
@@ -399,17 +395,7 @@ def test_lm_eval_and_inspect_report_the_same_numbers_on_custom_data(tmp_path):
         "adherence_custom_rubric": {"data_dir": str(folder)},
         "coeval_custom_direct": {"data_dir": str(folder)},
     }
-    started = time.perf_counter()
-    with serve(judge) as (url, calls):
-        results = run_lm_eval(
-            list(runs),
-            metadata,
-            tmp_path,
-            "local-chat-completions",
-            f"model=judge,base_url={url}/chat/completions,num_concurrent=1",
-            ("--apply_chat_template",),
-        )
-    lm_eval_seconds = time.perf_counter() - started
+    results, calls, lm_eval_seconds = run_lm_eval_chat(judge, list(runs), metadata, tmp_path)
 
     assert {json.dumps(call["messages"]) for call in calls} == inspect_prompts
     assert len(calls) == 5 * 3 * 2 * 5 + 16 * 2 + 16
