@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from judge_data import DataError
+from lm_eval_tasks import JUDGMENTS_OPTION
 
 
 @dataclass(frozen=True)
@@ -147,8 +148,9 @@ def lm_eval_runs(location: str) -> list[Run]:
         counts = (document.get("n-samples") or {}).get(task) or {}
         metadata = dict(configs.get("metadata") or {})
         judge, judge_args, notes = model, model_args, ()
-        if JUDGMENTS_KEY in metadata:
-            judge, judge_args, notes = _judge_of_checked_run(location, str(metadata[JUDGMENTS_KEY]), model, model_args)
+        if JUDGMENTS_OPTION in metadata:
+            checked_run = _judge_of_checked_run(location, str(metadata[JUDGMENTS_OPTION]), model, model_args)
+            judge, judge_args, notes = checked_run
         runs.append(
             Run(
                 location=location,
@@ -168,9 +170,6 @@ def lm_eval_runs(location: str) -> list[Run]:
         )
     return runs
 
-
-JUDGMENTS_KEY = "judgments"
-"""Task metadata of ``fbi_explanations``: the judge run's ``--log_samples`` file whose explanations it checks."""
 
 _SAMPLES_FILE = re.compile(r"^samples_.+_(?P<date>\d{4}-\d{2}-\d{2}T[\d.-]+)\.jsonl$")
 """lm-eval's per-task samples file, ``samples_<task>_<date>.jsonl``, written beside ``results_<date>.json``."""

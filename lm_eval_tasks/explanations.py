@@ -17,11 +17,9 @@ from typing import Any
 from fbi_tasks.fbi import judge_prompts
 from fbi_tasks.prompts import EXPLAINED, explanation_check_prompt
 from judge_data import DataError, OptionError, read_jsonl
+from lm_eval_tasks import JUDGMENTS_OPTION
 from lm_eval_tasks.tasks import EXPLANATIONS, TASKS
 from scorers.fbi import explanation_checks, judgments
-
-JUDGMENTS_OPTION = "judgments"
-"""The metadata option naming the judge run's samples file."""
 
 DOC_FIELDS = ("sample_id", "prompt", "metadata", "settings")
 """The text fields of a document of this package's lm-eval tasks, as the samples file holds them."""

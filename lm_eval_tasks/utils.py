@@ -43,7 +43,8 @@ from dhp_tasks.prompts import TEXT_KINDS
 from fbi_tasks.fbi import fbi_task, judge_prompts
 from judge_data import OptionError, names_option
 from judge_data.human import choose_criteria, load_criteria
-from lm_eval_tasks.explanations import JUDGMENTS_OPTION, explanation_documents
+from lm_eval_tasks import JUDGMENTS_OPTION
+from lm_eval_tasks.explanations import explanation_documents
 from lm_eval_tasks.tasks import (
     CUSTOM,
     EXPLANATIONS,
