@@ -195,6 +195,7 @@ def test_html_page_is_self_contained(report_dir):
 
 
 @pytest.mark.integration
+@pytest.mark.system_tool
 @pytest.mark.skipif(
     shutil.which("chromium") is None, reason="needs chromium (apt-get install chromium) for a screenshot"
 )
