@@ -33,6 +33,7 @@ from judge_data.human import (
 from judge_data.options import OptionError
 from scorers.adherence import CriterionSpec, ReadAnswer, criterion_ratings, human_agreement
 from scorers.likelihood import DEFAULT_NORMALIZATION, Normalization, check_normalization, likelihood_scores
+from solvers.answer_format import answer_config, check_answer_format
 from solvers.judge import sample_prompts
 from solvers.likelihood import score_likelihood
 from solvers.logprob_scoring import (
@@ -43,11 +44,13 @@ from solvers.logprob_scoring import (
     max_tokens_for,
     whole_number_scale,
 )
+from solvers.score_parsing import AnswerFormat
 
 logger = logging.getLogger(__name__)
 
-TASK_VERSION = 2
-"""Bumped whenever prompts, parsing or statistics change, so results are never compared across them silently."""
+TASK_VERSION = 3
+"""Bumped whenever prompts, parsing or statistics change, so results are never compared across them silently.
+3: answers read against their prompt with the rules designed on real judges' answers; ``answer_format=json``."""
 
 QUALITY_SETTINGS = ("perplexity", "generic")
 """Settings whose score measures quality in general, so it should fall where a lower-is-better criterion rises."""
@@ -97,19 +100,21 @@ def adherence_task(
     scoring: RatingScoring = "sample",
     min_mass: float = DEFAULT_MIN_MASS,
     normalize: Normalization = DEFAULT_NORMALIZATION,
+    answer_format: AnswerFormat = "text",
 ) -> Task:
     """Assemble one dataset under one setting: samples, the judge (prompts or likelihood), the agreement metric.
 
     Prompted settings read the judge's answers by ``scoring``: ``sample`` parses ``repeats`` answers per
     question, ``logprobs`` reads one answer's top log-probabilities. ``setting=perplexity`` is scored by
     likelihood, per scored token or (``normalize="byte"``, lm-eval's convention) per UTF-8 byte of the response,
-    and takes no ``scoring``.
+    and takes no ``scoring``. ``answer_format="json"`` asks the prompted settings for JSON objects.
     """
     if setting not in SETTINGS:
         raise OptionError(f"unknown setting {setting!r}; choose from {list(SETTINGS)}")
     if scoring == "logprobs" and setting == "perplexity":
         raise OptionError("setting=perplexity is scored by likelihood; scoring=logprobs applies to prompted settings")
     check_rating_scoring(scoring, min_mass)
+    check_answer_format(answer_format, "perplexity" if setting == "perplexity" else scoring)
     check_normalization(normalize)
     if normalize != DEFAULT_NORMALIZATION and setting != "perplexity":
         raise OptionError(f"normalize={normalize} applies to setting=perplexity, not setting={setting}")
@@ -128,7 +133,7 @@ def adherence_task(
         scorer = likelihood_scores([criterion.name for criterion in chosen], normalize)
         asked: dict[str, Any] = {}
     else:
-        questions, answered_by = questions_for(setting, chosen)
+        questions, answered_by = questions_for(setting, chosen, answer_format)
         by_key = {question.key: question for question in questions}
         readers = {
             criterion: ReadAnswer(key, by_key[key].low, by_key[key].high, by_key[key].binary)
@@ -139,8 +144,13 @@ def adherence_task(
                 _prompts(questions, task_description), _logprob_tokens(questions), temperature=temperature
             )
         else:
-            solver = sample_prompts(_prompts(questions, task_description), repeats=repeats, temperature=temperature)
-        scorer = criterion_ratings(readers, scoring, min_mass)
+            solver = sample_prompts(
+                _prompts(questions, task_description),
+                repeats=repeats,
+                temperature=temperature,
+                configs={question.key: answer_config(question.shape, answer_format) for question in questions},
+            )
+        scorer = criterion_ratings(readers, scoring, min_mass, answer_format)
         asked = {"questions": {question.key: question.ask for question in questions}, "answered_by": answered_by}
     specs = [CriterionSpec(c.name, c.group, expected_sign(setting, c)) for c in chosen]
     return Task(
@@ -154,6 +164,7 @@ def adherence_task(
             **metadata,
             "setting": setting,
             "scoring": "likelihood" if setting == "perplexity" else scoring,
+            **({} if setting == "perplexity" else {"answer_format": answer_format}),
             **({"normalize": normalize} if setting == "perplexity" else {}),
             **({"min_mass": min_mass} if scoring == "logprobs" else {}),
             "n_items": len(items),
@@ -197,6 +208,7 @@ def _dataset_task(dataset: AdherenceDataset):
         scoring: RatingScoring = "sample",
         min_mass: float = DEFAULT_MIN_MASS,
         normalize: Normalization = DEFAULT_NORMALIZATION,
+        answer_format: AnswerFormat = "text",
     ) -> Task:
         folder = Path(data_dir).expanduser() if data_dir else public_folder(dataset)
         return adherence_task(
@@ -212,6 +224,7 @@ def _dataset_task(dataset: AdherenceDataset):
             scoring,
             min_mass,
             normalize,
+            answer_format,
         )
 
     dataset_task.__name__ = dataset.name
@@ -231,6 +244,8 @@ def _dataset_task(dataset: AdherenceDataset):
         f"    min_mass: with scoring=logprobs, the least probability on valid answers (default {DEFAULT_MIN_MASS})\n"
         "    normalize: with setting=perplexity, the summed log-likelihood per scored 'token' (default) or per\n"
         "        UTF-8 'byte' of the response (what lm-eval's adherence_*_perplexity tasks compute)\n"
+        "    answer_format: for the prompted settings, 'text' (the bare answer, default) or 'json' (a JSON object,\n"
+        "        reasoning then the answer, with its schema passed to the provider; scoring=sample only)\n"
     )
     return task(name=dataset.name)(dataset_task)
 
@@ -258,12 +273,14 @@ def custom(
     scoring: RatingScoring = "sample",
     min_mass: float = DEFAULT_MIN_MASS,
     normalize: Normalization = DEFAULT_NORMALIZATION,
+    answer_format: AnswerFormat = "text",
 ) -> Task:
     """Instruction adherence on your own human-annotated data.
 
     Args:
         data_dir: folder with criteria.json and items.jsonl in the layout of the bundled datasets
-        setting, criteria, n, seed, repeats, temperature, scoring, min_mass, normalize: as for the paper datasets
+        setting, criteria, n, seed, repeats, temperature, scoring, min_mass, normalize, answer_format: as for the
+            paper datasets
     """
     folder = Path(data_dir).expanduser()
     if not folder.is_dir():
@@ -281,4 +298,5 @@ def custom(
         scoring,
         min_mass,
         normalize,
+        answer_format,
     )

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from judge_data.human import HumanCriterion
+from solvers.answer_format import json_request
+from solvers.score_parsing import YES_NO, AnswerFormat, AnswerShape
 
 Setting = Literal["perplexity", "generic", "criterion", "rubric"]
 SETTINGS: tuple[Setting, ...] = ("perplexity", "generic", "criterion", "rubric")
@@ -31,6 +33,10 @@ class Question:
     ask: str
     """The closing part of the prompt (what to score and how to answer)."""
 
+    @property
+    def shape(self) -> AnswerShape:
+        return YES_NO if self.binary else AnswerShape("rating", self.low, self.high)
+
 
 def _scale_words(low: float, high: float) -> str:
     return f"from {low:g} (worst) to {high:g} (best)"
@@ -43,26 +49,24 @@ def _levels(criterion: HumanCriterion) -> str:
     return "\n".join(f"{level}: {text}" for level, text in criterion.rubric.items())
 
 
-def generic_question(low: float, high: float, binary: bool) -> Question:
+def _request(binary: bool, low: float, high: float, answer_format: AnswerFormat, label: str = "Score") -> str:
+    """How the judge is asked to answer: the bare answer (the paper's protocol) or a JSON object."""
+    if answer_format == "json":
+        return json_request(YES_NO if binary else AnswerShape("rating", low, high))
+    return "Reply with yes or no only.\nAnswer:" if binary else f"Reply with the score only.\n{label}:"
+
+
+def generic_question(low: float, high: float, binary: bool, answer_format: AnswerFormat = "text") -> Question:
     """The quality question with no criterion named, on the scale of the criteria it is compared with."""
     if binary:
-        return Question(
-            "generic/binary",
-            low,
-            high,
-            True,
-            "Is this a good response to the task?\nReply with yes or no only.\nAnswer:",
-        )
-    return Question(
-        f"generic/{low:g}-{high:g}",
-        low,
-        high,
-        False,
-        f"Rate the overall quality of the response {_scale_words(low, high)}.\nReply with the score only.\nScore:",
-    )
+        ask = f"Is this a good response to the task?\n{_request(True, low, high, answer_format)}"
+        return Question("generic/binary", low, high, True, ask)
+    request = _request(False, low, high, answer_format)
+    ask = f"Rate the overall quality of the response {_scale_words(low, high)}.\n{request}"
+    return Question(f"generic/{low:g}-{high:g}", low, high, False, ask)
 
 
-def criterion_question(criterion: HumanCriterion, setting: Setting) -> Question:
+def criterion_question(criterion: HumanCriterion, setting: Setting, answer_format: AnswerFormat = "text") -> Question:
     """The question about one criterion: its name only (``criterion``) or with definition and levels (``rubric``)."""
     title = criterion.title
     parts = []
@@ -79,16 +83,16 @@ def criterion_question(criterion: HumanCriterion, setting: Setting) -> Question:
             question = f"Does the response satisfy the criterion '{title}'?"
         else:
             question = f"Does the response have a problem of the kind '{title}'?"
-        parts.append(f"{question}\nReply with yes or no only.\nAnswer:")
+        parts.append(f"{question}\n{_request(True, criterion.low, criterion.high, answer_format)}")
     else:
-        parts.append(
-            f"Rate the response for {title} {_scale_words(criterion.low, criterion.high)}.\n"
-            f"Reply with the score only.\n{title} score:"
-        )
+        request = _request(False, criterion.low, criterion.high, answer_format, f"{title} score")
+        parts.append(f"Rate the response for {title} {_scale_words(criterion.low, criterion.high)}.\n{request}")
     return Question(criterion.name, criterion.low, criterion.high, criterion.binary, "\n\n".join(parts))
 
 
-def questions_for(setting: Setting, criteria: Sequence[HumanCriterion]) -> tuple[list[Question], dict[str, str]]:
+def questions_for(
+    setting: Setting, criteria: Sequence[HumanCriterion], answer_format: AnswerFormat = "text"
+) -> tuple[list[Question], dict[str, str]]:
     """The questions a prompted setting asks per item, and which question each criterion is compared with."""
     if setting not in PROMPTED:
         raise ValueError(f"setting {setting!r} asks no questions; prompted settings are {PROMPTED}")
@@ -96,9 +100,9 @@ def questions_for(setting: Setting, criteria: Sequence[HumanCriterion]) -> tuple
     answered_by: dict[str, str] = {}
     for criterion in criteria:
         if setting == "generic":
-            question = generic_question(criterion.low, criterion.high, criterion.binary)
+            question = generic_question(criterion.low, criterion.high, criterion.binary, answer_format)
         else:
-            question = criterion_question(criterion, setting)
+            question = criterion_question(criterion, setting, answer_format)
         questions.setdefault(question.key, question)
         answered_by[criterion.name] = question.key
     return list(questions.values()), answered_by

@@ -22,11 +22,15 @@ from judge_data.human import HumanCriterion, HumanItem, choose_criteria, select_
 from judge_data.options import OptionError
 from scorers.adherence import ReadAnswer, criterion_ratings
 from scorers.coeval import coeval_agreement
+from solvers.answer_format import check_answer_format
 from solvers.logprob_scoring import DEFAULT_MIN_MASS, RatingScoring, check_rating_scoring, whole_number_scale
+from solvers.score_parsing import AnswerFormat
 from solvers.stepwise import MODES, OVERALL, Mode, converse, item_text, scoring_turns
 
-TASK_VERSION = 1
-"""Bumped whenever prompts, parsing or statistics change, so results are never compared across them silently."""
+TASK_VERSION = 2
+"""Bumped whenever prompts, parsing or statistics change, so results are never compared across them silently.
+2: answers read against what the judge was asked, with the rules designed on real judges' answers;
+``answer_format=json``."""
 
 HUMAN_OVERALL = "mean over the dataset's criteria of the human mean score"
 
@@ -74,16 +78,18 @@ def scoring_task(
     temperature: float,
     scoring: RatingScoring = "sample",
     min_mass: float = DEFAULT_MIN_MASS,
+    answer_format: AnswerFormat = "text",
 ) -> Task:
     """One dataset's items, the conversation (or direct question) per item, the ratings and the agreement metric.
 
     ``scoring="sample"`` parses each answer (an explanation, then the score); ``scoring="logprobs"`` asks each
     turn for the score only and reads the expected score from the answer's top log-probabilities, a parse
-    failure below ``min_mass`` on the scale.
+    failure below ``min_mass`` on the scale. ``answer_format="json"`` asks every turn for a JSON object.
     """
     if mode not in MODES:
         raise OptionError(f"unknown mode {mode!r}; choose from {list(MODES)}")
     check_rating_scoring(scoring, min_mass)
+    check_answer_format(answer_format, scoring)
     if any(criterion.name == OVERALL for criterion in source.criteria):
         raise DataError(f"{source.source}: criterion name {OVERALL!r} is reserved for the overall score; rename it")
     chosen = choose_criteria(source.criteria, names_option(criteria), source.source)
@@ -93,7 +99,9 @@ def scoring_task(
     openings = {item.id: item_text(source.task_description, item.task, item.response) for item in items}
 
     def turns(state: TaskState):
-        return scoring_turns(mode, openings[str(state.sample_id)], chosen, low, high, scoring == "logprobs")
+        return scoring_turns(
+            mode, openings[str(state.sample_id)], chosen, low, high, scoring == "logprobs", answer_format
+        )
 
     readers = {OVERALL: ReadAnswer(OVERALL, low, high, False)}
     if mode == "step_by_step":
@@ -108,8 +116,16 @@ def scoring_task(
             [_sample(item, source.criteria, chosen, openings[item.id]) for item in items],
             name=f"coeval_{source.dataset}",
         ),
-        solver=converse(turns, temperature=temperature, scoring=scoring, scales=scales, min_mass=min_mass),
-        scorer=criterion_ratings(readers, scoring, min_mass),
+        solver=converse(
+            turns,
+            temperature=temperature,
+            scoring=scoring,
+            scales=scales,
+            min_mass=min_mass,
+            shapes={key: reader.shape for key, reader in readers.items()},
+            answer_format=answer_format,
+        ),
+        scorer=criterion_ratings(readers, scoring, min_mass, answer_format),
         metrics=[coeval_agreement([c.name for c in chosen], criterion_scores=mode == "step_by_step")],
         name=f"coeval_{source.dataset}_{mode}",
         version=TASK_VERSION,
@@ -122,6 +138,7 @@ def scoring_task(
             "seed": seed,
             "temperature": temperature,
             "scoring": scoring,
+            "answer_format": answer_format,
             **({"min_mass": min_mass, "prompt": "score only, no explanation"} if scoring == "logprobs" else {}),
             "task_description": source.task_description,
             "criteria": {c.name: {"text": c.title, "range": [c.low, c.high], "group": c.group} for c in chosen},
@@ -141,9 +158,10 @@ def _dataset_task(dataset: str):
         temperature: float = 0.0,
         scoring: RatingScoring = "sample",
         min_mass: float = DEFAULT_MIN_MASS,
+        answer_format: AnswerFormat = "text",
     ) -> Task:
         return scoring_task(
-            load_human_scores(dataset, data_dir), mode, criteria, n, seed, temperature, scoring, min_mass
+            load_human_scores(dataset, data_dir), mode, criteria, n, seed, temperature, scoring, min_mass, answer_format
         )
 
     dataset_task.__name__ = dataset
@@ -161,6 +179,8 @@ def _dataset_task(dataset: str):
         "    scoring: 'sample' (each answer explains, then scores; the score is parsed; default) or 'logprobs'\n"
         "        (each turn asks for the score only, one request; the expected score over its top log-probabilities)\n"
         f"    min_mass: with scoring=logprobs, the least probability on on-scale scores (default {DEFAULT_MIN_MASS})\n"
+        "    answer_format: 'text' (each answer explains, then 'Score: <number>'; default) or 'json' (a JSON object,\n"
+        "        reasoning then score, with its schema passed to the provider; scoring=sample only)\n"
     )
     return task(name=dataset)(dataset_task)
 
@@ -180,12 +200,15 @@ def custom(
     temperature: float = 0.0,
     scoring: RatingScoring = "sample",
     min_mass: float = DEFAULT_MIN_MASS,
+    answer_format: AnswerFormat = "text",
 ) -> Task:
     """CoEval criterion-level scoring on your own human-scored data.
 
     Args:
         data_dir: folder with criteria.json (task_description, criteria) and items.jsonl (with annotator_scores
             and annotator_ids for the agreement statistics) in the layout of the shared CoEval folders
-        mode, criteria, n, seed, temperature, scoring, min_mass: as for the paper datasets
+        mode, criteria, n, seed, temperature, scoring, min_mass, answer_format: as for the paper datasets
     """
-    return scoring_task(read_local_items("custom", data_dir), mode, criteria, n, seed, temperature, scoring, min_mass)
+    return scoring_task(
+        read_local_items("custom", data_dir), mode, criteria, n, seed, temperature, scoring, min_mass, answer_format
+    )

@@ -33,9 +33,11 @@ from judge_data import DataError, OptionError, id_field, names_option, optional_
 from scorers.dhp import dhp_discernment, mean_ratings
 from scorers.discernment import Combination
 from scorers.likelihood import DEFAULT_NORMALIZATION, Normalization, check_normalization, likelihood_scores
+from solvers.answer_format import check_answer_format
 from solvers.geval import rate_criteria
 from solvers.likelihood import score_likelihood
 from solvers.logprob_scoring import DEFAULT_MIN_MASS, check_rating_scoring
+from solvers.score_parsing import AnswerFormat
 
 logger = logging.getLogger(__name__)
 
@@ -46,12 +48,14 @@ LIKELIHOOD = "likelihood"
 
 DEFAULT_EXPERT_WEIGHTS = "expert_weights.json"
 
-DHP_TASK_VERSION = 2
+DHP_TASK_VERSION = 3
 """inspect's task version of every DHP task, also in the task metadata. Bump it whenever prompts, answer
 parsing or statistics change, so that results computed differently are never compared silently.
 
 1: answers parsed in the scorer; D is NaN (not 0) without pairs; metrics without pairs are left out
-of the p-value combination; parse-failure counts and rates live in the score value."""
+of the p-value combination; parse-failure counts and rates live in the score value.
+3: answers read against their prompt (copied instructions are told from the judge's statements) with the rules
+designed on real judges' answers; ``answer_format=json``."""
 
 ALL_PERTURBATIONS = "all"
 
@@ -157,6 +161,7 @@ def dhp_task(
     scoring: Scoring = "sample",
     min_mass: float = DEFAULT_MIN_MASS,
     normalize: Normalization = DEFAULT_NORMALIZATION,
+    answer_format: AnswerFormat = "text",
 ) -> Task:
     """Assemble a DHP task from items and their variants: samples, the judge, the discernment metric.
 
@@ -165,11 +170,13 @@ def dhp_task(
     log-probabilities of the answer (a parse failure below ``min_mass``); ``scoring="perplexity"``
     scores it by the judge's log-likelihood given its context, with no prompt, divided by the scored tokens
     or (``normalize="byte"``, lm-eval's convention) by the text's UTF-8 bytes (one "metric",
-    ``likelihood``; expert weights do not apply).
+    ``likelihood``; expert weights do not apply). ``answer_format="json"`` asks for the rating as a JSON object
+    (sampled ratings only).
     """
     if combine not in get_args(Combination):
         raise OptionError(f"unknown combine {combine!r}; choose from {list(get_args(Combination))}")
     check_rating_scoring(scoring, min_mass, SCORINGS)
+    check_answer_format(answer_format, scoring)
     check_normalization(normalize)
     if normalize != DEFAULT_NORMALIZATION and scoring != "perplexity":
         raise OptionError(f"normalize={normalize} applies to scoring=perplexity, not scoring={scoring}")
@@ -204,8 +211,15 @@ def dhp_task(
         items,
         variants,
         chosen,
-        rate_criteria(kind.prompt, criteria, repeats=repeats, temperature=temperature, scoring=scoring),
-        mean_ratings(min_mass),
+        rate_criteria(
+            kind.prompt,
+            criteria,
+            repeats=repeats,
+            temperature=temperature,
+            scoring=scoring,
+            answer_format=answer_format,
+        ),
+        mean_ratings(min_mass, answer_format),
         metric_names,
         weights,
         combine,
@@ -214,6 +228,7 @@ def dhp_task(
             "kind": kind.name,
             "seed": seed,
             "scoring": scoring,
+            "answer_format": answer_format,
             "repeats": 1 if scoring == "logprobs" else repeats,
             "temperature": temperature,
             **({"min_mass": min_mass} if scoring == "logprobs" else {}),
@@ -317,6 +332,7 @@ def paper_dataset_task(
     scoring: Scoring = "sample",
     min_mass: float = DEFAULT_MIN_MASS,
     normalize: Normalization = DEFAULT_NORMALIZATION,
+    answer_format: AnswerFormat = "text",
 ) -> Task:
     names = requested_perturbations(perturbations)
     if suite is not None:
@@ -351,6 +367,7 @@ def paper_dataset_task(
         scoring=scoring,
         min_mass=min_mass,
         normalize=normalize,
+        answer_format=answer_format,
     )
 
 
@@ -370,6 +387,7 @@ def _dataset_task(dataset_name: str):
         scoring: Scoring = "sample",
         min_mass: float = DEFAULT_MIN_MASS,
         normalize: Normalization = DEFAULT_NORMALIZATION,
+        answer_format: AnswerFormat = "text",
     ) -> Task:
         return paper_dataset_task(
             dataset,
@@ -385,6 +403,7 @@ def _dataset_task(dataset_name: str):
             scoring,
             min_mass,
             normalize,
+            answer_format,
         )
 
     dataset_task.__name__ = dataset_name
@@ -411,6 +430,8 @@ def _dataset_task(dataset_name: str):
         f"        count (default {DEFAULT_MIN_MASS}); below it the answer is a parse failure\n"
         "    normalize: with scoring=perplexity, the summed log-likelihood per scored 'token' (default) or per\n"
         "        UTF-8 'byte' of the text (what lm-eval's dhp_*_perplexity tasks compute)\n"
+        "    answer_format: 'text' (the paper's free-text ratings, default) or 'json' (a JSON object, reasoning\n"
+        "        then score, with its schema passed to the provider; scoring=sample only)\n"
     )
     return task(name=dataset_name)(dataset_task)
 
@@ -457,6 +478,7 @@ def custom(
     scoring: Scoring = "sample",
     min_mass: float = DEFAULT_MIN_MASS,
     normalize: Normalization = DEFAULT_NORMALIZATION,
+    answer_format: AnswerFormat = "text",
 ) -> Task:
     """DHP discernment on your own reference texts.
 
@@ -466,8 +488,8 @@ def custom(
             summarization, story, qa or translation
         metrics: comma-separated subset of the kind's metrics (default: all)
         n: number of texts to draw (default: all)
-        seed, perturbations, repeats, temperature, expert_weights, combine, scoring, min_mass, normalize: as for
-            the paper datasets
+        seed, perturbations, repeats, temperature, expert_weights, combine, scoring, min_mass, normalize,
+            answer_format: as for the paper datasets
     """
     if kind not in TEXT_KINDS:
         raise OptionError(f"unknown kind {kind!r}; choose from {sorted(TEXT_KINDS)}")
@@ -490,4 +512,5 @@ def custom(
         scoring=scoring,
         min_mass=min_mass,
         normalize=normalize,
+        answer_format=answer_format,
     )

@@ -8,6 +8,7 @@ penalises the copy. The metric is how often it does not.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from inspect_ai import Task, task
@@ -24,11 +25,13 @@ from fbi_tasks.prompts import (
     SINGLE_STRATEGIES,
     explanation_check_prompt,
     pairwise_prompt,
+    rating_shape,
     reference_prompt,
     single_prompt,
 )
 from judge_data import OptionError, names_option
 from scorers.fbi import Paradigm, blind_spot_judgments, blind_spot_rates
+from solvers.answer_format import answer_config, check_answer_format
 from solvers.judge import answer_prompts
 from solvers.logprob_scoring import (
     DEFAULT_MIN_MASS,
@@ -37,11 +40,13 @@ from solvers.logprob_scoring import (
     logprob_prompts,
     max_tokens_for,
 )
+from solvers.score_parsing import VERDICT, AnswerFormat
 
-FBI_TASK_VERSION = 1
+FBI_TASK_VERSION = 2
 """inspect's task version of the three FBI tasks: bump it whenever prompts, parsing or statistics change, so
 that logs computed differently are never compared silently. 1: item-level pairwise rates, flip rate,
-explanation checks on equal ratings, identical pairs left out."""
+explanation checks on equal ratings, identical pairs left out. 2: answers read against their prompt with the
+rules designed on real judges' answers (ties written ``[[C]] for a tie`` are read); ``answer_format=json``."""
 
 STRATEGIES: dict[Paradigm, tuple[str, ...]] = {
     "single": SINGLE_STRATEGIES,
@@ -68,30 +73,36 @@ def _sample(item: FbiItem) -> Sample:
 
 
 def judge_prompts(
-    paradigm: Paradigm, strategy: str, scale: int, meta: Mapping[str, Any], rating_only: bool = False
+    paradigm: Paradigm,
+    strategy: str,
+    scale: int,
+    meta: Mapping[str, Any],
+    rating_only: bool = False,
+    answer_format: AnswerFormat = "text",
 ) -> dict[str, str]:
     """The named prompts that judge one item (its sample metadata) under a paradigm and strategy.
 
     ``rating_only`` asks single and reference judges for the rating alone (``scoring=logprobs`` reads it
-    from the first generated tokens).
+    from the first generated tokens); ``answer_format="json"`` asks for a JSON object.
     """
     axis = AXES[meta["axis_ability"]]
+    question, gold, perturbed = meta["question"], meta["gold"], meta["perturbed"]
     if paradigm == "single":
         return {
-            name: single_prompt(strategy, meta["question"], meta[name], scale, axis, rating_only)
+            name: single_prompt(strategy, question, meta[name], scale, axis, rating_only, answer_format)
             for name in ("gold", "perturbed")
         }
     if paradigm == "pairwise":
         return {
-            "gold_first": pairwise_prompt(strategy, meta["question"], meta["gold"], meta["perturbed"], axis),
-            "gold_second": pairwise_prompt(strategy, meta["question"], meta["perturbed"], meta["gold"], axis),
+            "gold_first": pairwise_prompt(strategy, question, gold, perturbed, axis, answer_format),
+            "gold_second": pairwise_prompt(strategy, question, perturbed, gold, axis, answer_format),
         }
-    return {"perturbed": reference_prompt(meta["question"], meta["gold"], meta["perturbed"], scale, rating_only)}
+    return {"perturbed": reference_prompt(question, gold, perturbed, scale, rating_only, answer_format)}
 
 
-def _prompts(paradigm: Paradigm, strategy: str, scale: int, rating_only: bool = False):
+def _prompts(paradigm: Paradigm, strategy: str, scale: int, rating_only: bool, answer_format: AnswerFormat):
     def build(state: TaskState) -> Mapping[str, str]:
-        return judge_prompts(paradigm, strategy, scale, state.metadata, rating_only)
+        return judge_prompts(paradigm, strategy, scale, state.metadata, rating_only, answer_format)
 
     return build
 
@@ -111,6 +122,7 @@ def fbi_task(
     keep_identical: bool = False,
     scoring: RatingScoring = "sample",
     min_mass: float = DEFAULT_MIN_MASS,
+    answer_format: AnswerFormat = "text",
 ) -> Task:
     """Assemble one FBI strategy: items, the judge prompts, the failure-rate metric.
 
@@ -124,6 +136,7 @@ def fbi_task(
     if scoring == "logprobs" and paradigm == "pairwise":
         raise OptionError("scoring=logprobs reads ratings; pairwise verdicts are only sampled")
     check_rating_scoring(scoring, min_mass)
+    check_answer_format(answer_format, scoring)
     scale = scale or DEFAULT_SCALE.get(strategy, 10)
     if strategy in ("rubric", "axis_rubric") and scale not in (3, 5):
         raise OptionError(f"{strategy} scores on 1-3 or 1-5 (the paper's two rubric ranges), not 1-{scale}")
@@ -140,15 +153,22 @@ def fbi_task(
         keep_identical,
     )
     if scoring == "logprobs":
-        solver = logprob_prompts(_prompts(paradigm, strategy, scale, True), max_tokens_for(scale), temperature)
+        solver = logprob_prompts(
+            _prompts(paradigm, strategy, scale, True, answer_format), max_tokens_for(scale), temperature
+        )
         check_prompt = None
     else:
-        solver = answer_prompts(_prompts(paradigm, strategy, scale), temperature=temperature)
-        check_prompt = explanation_check_prompt if strategy in EXPLAINED else None
+        shape = VERDICT if paradigm == "pairwise" else rating_shape(scale)
+        solver = answer_prompts(
+            _prompts(paradigm, strategy, scale, False, answer_format),
+            temperature=temperature,
+            config=answer_config(shape, answer_format),
+        )
+        check_prompt = partial(explanation_check_prompt, answer_format=answer_format) if strategy in EXPLAINED else None
     return Task(
         dataset=MemoryDataset([_sample(item) for item in selection.items], name=f"fbi_{paradigm}"),
         solver=solver,
-        scorer=blind_spot_judgments(paradigm, scale, check_prompt, scoring, min_mass),
+        scorer=blind_spot_judgments(paradigm, scale, check_prompt, scoring, min_mass, answer_format),
         metrics=[blind_spot_rates(paradigm)],
         name=f"fbi_{paradigm}_{strategy}",
         version=FBI_TASK_VERSION,
@@ -157,6 +177,7 @@ def fbi_task(
             "paradigm": paradigm,
             "strategy": strategy,
             "scoring": scoring,
+            "answer_format": answer_format,
             **({"min_mass": min_mass, "prompt": "rating only, no explanation"} if scoring == "logprobs" else {}),
             "scale": None if paradigm == "pairwise" else scale,
             "n_items": len(selection.items),
@@ -182,6 +203,7 @@ def single(
     keep_identical: bool = False,
     scoring: RatingScoring = "sample",
     min_mass: float = DEFAULT_MIN_MASS,
+    answer_format: AnswerFormat = "text",
 ) -> Task:
     """FBI single-answer scoring: the gold and the perturbed answer are rated in separate calls.
 
@@ -203,6 +225,8 @@ def single(
             the top log-probabilities of a bare-number answer: the strategy's prompt asks for the rating only,
             with no explanation)
         min_mass: with scoring=logprobs, the least probability on on-scale ratings for a rating to count
+        answer_format: 'text' (the paper's prompts, default) or 'json' (a JSON object, reasoning then the answer,
+            with its schema passed to the provider; also for the explanation checker)
     """
     return fbi_task(
         "single",
@@ -219,6 +243,7 @@ def single(
         keep_identical,
         scoring,
         min_mass,
+        answer_format,
     )
 
 
@@ -234,13 +259,14 @@ def pairwise(
     temperature: float = 0.0,
     hub_revision: str | None = None,
     keep_identical: bool = False,
+    answer_format: AnswerFormat = "text",
 ) -> Task:
     """FBI pairwise comparison: each gold/perturbed pair judged twice, gold first and gold second.
 
     Args:
         strategy: pairwise_star, pairwise, rules, axis or axis_rules
         data_dir, abilities, categories, per_category, seed, include_extra, temperature, hub_revision,
-            keep_identical: as for fbi_tasks/single
+            keep_identical, answer_format: as for fbi_tasks/single
     """
     return fbi_task(
         "pairwise",
@@ -255,6 +281,7 @@ def pairwise(
         temperature,
         hub_revision,
         keep_identical,
+        answer_format=answer_format,
     )
 
 
@@ -273,6 +300,7 @@ def reference(
     keep_identical: bool = False,
     scoring: RatingScoring = "sample",
     min_mass: float = DEFAULT_MIN_MASS,
+    answer_format: AnswerFormat = "text",
 ) -> Task:
     """FBI reference-guided scoring: the gold answer is the reference, the perturbed answer is rated.
 
@@ -280,7 +308,7 @@ def reference(
         strategy: reference
         scale: top of the score range (default 10); a failure is the perturbed answer getting it
         data_dir, abilities, categories, per_category, seed, include_extra, temperature, hub_revision,
-            keep_identical, scoring, min_mass: as for fbi_tasks/single
+            keep_identical, scoring, min_mass, answer_format: as for fbi_tasks/single
     """
     return fbi_task(
         "reference",
@@ -297,4 +325,5 @@ def reference(
         keep_identical,
         scoring,
         min_mass,
+        answer_format,
     )

@@ -12,6 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from solvers.answer_format import json_request
+from solvers.score_parsing import VERDICT, YES_NO, AnswerFormat, AnswerShape
+
 SINGLE_STRATEGIES = ("vanilla_star", "vanilla", "rubric", "axis", "axis_rubric")
 PAIRWISE_STRATEGIES = ("pairwise_star", "pairwise", "rules", "axis", "axis_rules")
 REFERENCE_STRATEGIES = ("reference",)
@@ -146,8 +149,21 @@ def rating_only_request(scale: int) -> str:
     return f"Reply with the rating only: one whole number from 1 (worst) to {scale} (best), with no other text."
 
 
-def single_prompt(strategy: str, question: str, answer: str, scale: int, axis: Axis, rating_only: bool = False) -> str:
-    """A prompt that rates one answer to ``question`` (asking for the bare number with ``rating_only``)."""
+def rating_shape(scale: int) -> AnswerShape:
+    return AnswerShape("rating", 1, scale)
+
+
+def single_prompt(
+    strategy: str,
+    question: str,
+    answer: str,
+    scale: int,
+    axis: Axis,
+    rating_only: bool = False,
+    answer_format: AnswerFormat = "text",
+) -> str:
+    """A prompt that rates one answer to ``question`` (asking for the bare number with ``rating_only``, for a JSON
+    object with ``answer_format="json"``)."""
     if strategy not in SINGLE_STRATEGIES:
         raise ValueError(f"unknown single-answer strategy {strategy!r}; choose from {SINGLE_STRATEGIES}")
     parts = [
@@ -162,6 +178,8 @@ def single_prompt(strategy: str, question: str, answer: str, scale: int, axis: A
     rating = f"Rating: [[n]], where n is a whole number from 1 (worst) to {scale} (best)"
     if rating_only:
         parts.append(rating_only_request(scale))
+    elif answer_format == "json":
+        parts.append(json_request(rating_shape(scale)))
     elif strategy == "vanilla_star":
         parts.append(f"Reply with the rating only, in exactly this form: {rating}.")
     else:
@@ -169,7 +187,9 @@ def single_prompt(strategy: str, question: str, answer: str, scale: int, axis: A
     return "\n\n".join(parts)
 
 
-def pairwise_prompt(strategy: str, question: str, answer_a: str, answer_b: str, axis: Axis) -> str:
+def pairwise_prompt(
+    strategy: str, question: str, answer_a: str, answer_b: str, axis: Axis, answer_format: AnswerFormat = "text"
+) -> str:
     """A prompt that compares two answers to ``question``, shown as A and B."""
     if strategy not in PAIRWISE_STRATEGIES:
         raise ValueError(f"unknown pairwise strategy {strategy!r}; choose from {PAIRWISE_STRATEGIES}")
@@ -184,22 +204,34 @@ def pairwise_prompt(strategy: str, question: str, answer_a: str, answer_b: str, 
     if strategy in ("rules", "axis_rules"):
         parts.append("Follow these rules:\n" + "\n".join(f"{n}. {rule}" for n, rule in enumerate(PAIRWISE_RULES, 1)))
     verdict = "[[A]] if answer A is better, [[B]] if answer B is better, or [[C]] for a tie"
-    if strategy == "pairwise_star":
+    if answer_format == "json":
+        parts.append(json_request(VERDICT))
+    elif strategy == "pairwise_star":
         parts.append(f"Reply with the verdict only: {verdict}.")
     else:
         parts.append(f"First explain your comparison in a few sentences. Then end with your verdict: {verdict}.")
     return "\n\n".join(parts)
 
 
-def reference_prompt(question: str, reference: str, answer: str, scale: int, rating_only: bool = False) -> str:
+def reference_prompt(
+    question: str,
+    reference: str,
+    answer: str,
+    scale: int,
+    rating_only: bool = False,
+    answer_format: AnswerFormat = "text",
+) -> str:
     """A prompt that rates an answer against a reference answer (asking for the bare number with ``rating_only``)."""
     top_only = f"give {scale} only to an answer with no flaw"
-    request = (
-        f"{rating_only_request(scale)} As a rule, {top_only}."
-        if rating_only
-        else f"First explain your assessment in a few sentences. Then end with Rating: [[n]], where n is a whole "
-        f"number from 1 (worst) to {scale} (best); {top_only}."
-    )
+    if rating_only:
+        request = f"{rating_only_request(scale)} As a rule, {top_only}."
+    elif answer_format == "json":
+        request = f"{json_request(rating_shape(scale))} As a rule, {top_only}."
+    else:
+        request = (
+            f"First explain your assessment in a few sentences. Then end with Rating: [[n]], where n is a whole "
+            f"number from 1 (worst) to {scale} (best); {top_only}."
+        )
     return "\n\n".join(
         [
             "You are judging an AI assistant's answer to a user's request, using a reference answer that is known "
@@ -213,7 +245,13 @@ def reference_prompt(question: str, reference: str, answer: str, scale: int, rat
     )
 
 
-def explanation_check_prompt(question: str, answers: Sequence[tuple[str, str]], flawed: str, explanation: str) -> str:
+def explanation_check_prompt(
+    question: str,
+    answers: Sequence[tuple[str, str]],
+    flawed: str,
+    explanation: str,
+    answer_format: AnswerFormat = "text",
+) -> str:
     """Asks a checker model whether a judge's explanation reports the planted error (paper 5.3).
 
     ``answers`` are ``(label, text)`` pairs exactly as the judge saw them (``Answer``, or ``Answer A`` and
@@ -232,12 +270,17 @@ def explanation_check_prompt(question: str, answers: Sequence[tuple[str, str]], 
     )
     if not alone:
         question_to_checker += " Problems it finds only in the other answer do not count."
+    request = (
+        f'{json_request(YES_NO)} Answer "yes" if it points out a problem in {target}.'
+        if answer_format == "json"
+        else f"Reply with [[YES]] if it points out a problem in {target}, or [[NO]] if it does not."
+    )
     return "\n\n".join(
         [
             f"{opening} {question_to_checker}",
             f"[Request]\n{question}",
             *(f"[{label}]\n{text}" for label, text in answers),
             f"[Evaluator's explanation]\n{explanation}",
-            f"Reply with [[YES]] if it points out a problem in {target}, or [[NO]] if it does not.",
+            request,
         ]
     )

@@ -13,7 +13,10 @@ from pathlib import Path
 from judge_report.plots import Figure
 from judge_report.tables import Cell, Report, Table
 
-FLAG_NOTE = "⚠: more than {:.0%} of the judge's answers in that run did not parse."
+FLAG_NOTE = (
+    "⚠ N% unparsed: more than {:.0%} (--flag-parse-failures) of the judge's answers in that run did not parse; "
+    "they are left out of its statistics."
+)
 
 
 def _number(value: float) -> float | None:
@@ -101,6 +104,8 @@ def _cell_json(cell: Cell) -> dict:
         "value": _number(cell.value),
         "ci": None if cell.ci is None else [_number(bound) for bound in cell.ci],
         "parse_failure_rate": _number(cell.parse_failure_rate),
+        "unparsed_answers": _number(cell.unparsed[0]),
+        "answers": _number(cell.unparsed[1]),
         "flagged": cell.flagged,
         "log": cell.location,
     }

@@ -13,13 +13,18 @@ from dataclasses import dataclass
 
 from judge_report.runs import Run
 
+Contribution = tuple[Run, str, float]
+"""One value pooled into a cell: the run, the metric and the sign it enters with."""
+
 
 @dataclass(frozen=True)
 class PaperTable:
     """A table laid out like one in the suite's paper: rows and columns named by functions of a run's metrics.
 
     ``cells(run)`` gives ``(row, column, metric name)`` for every cell the run fills. With ``judge_in="row"`` each
-    judge has its own rows; with ``"column"`` its own columns, so that judges sit side by side.
+    judge has its own rows; with ``"column"`` its own columns, so that judges sit side by side. ``pooled(runs)``,
+    given one judge's runs of the suite, gives cells that pool values over several runs: ``(row, column, the
+    values pooled)``, each cell the mean of its values, and notes on what it could not pool.
     """
 
     name: str
@@ -27,6 +32,7 @@ class PaperTable:
     cells: Callable[[Run], list[tuple[str, str, str]]]
     row_label: str
     judge_in: str = "row"
+    pooled: Callable[[Sequence[Run]], tuple[list[tuple[str, str, list[Contribution]]], list[str]]] | None = None
 
 
 @dataclass(frozen=True)
@@ -48,11 +54,14 @@ class SuiteView:
     def higher_is_better(self, metric: str) -> bool:
         return not metric.startswith(self.lower_is_better)
 
+    def unparsed(self, run: Run) -> tuple[float, float]:
+        """``(answers that did not parse, answers asked for)`` in a run."""
+        return run.metrics.get("parse_failures", math.nan), run.samples * self.answers_per_sample(run)
+
     def parse_failure_rate(self, run: Run) -> float:
         if "parse_failure_rate" in run.metrics:
             return run.metrics["parse_failure_rate"]
-        failures = run.metrics.get("parse_failures", math.nan)
-        answers = run.samples * self.answers_per_sample(run)
+        failures, answers = self.unparsed(run)
         return failures / answers if answers > 0 else math.nan
 
 
@@ -94,6 +103,7 @@ DHP = SuiteView(
         "perturbations",
         "scoring",
         "min_mass",
+        "answer_format",
         "normalize",
         "combine",
         "metrics",
@@ -136,6 +146,7 @@ FBI = SuiteView(
         "keep_identical",
         "scoring",
         "min_mass",
+        "answer_format",
     ),
     headlines=_fbi_headlines,
     answers_per_sample=lambda run: 1.0 if run.setting("paradigm") == "reference" else 2.0,
@@ -170,10 +181,41 @@ def _adherence_criterion_cells(run: Run) -> list[tuple[str, str, str]]:
 
 
 def _adherence_group_cells(run: Run) -> list[tuple[str, str, str]]:
+    """Each dataset's own group means, one row per dataset and group."""
     return [
-        (name.removeprefix("pearson/group/"), str(run.setting("setting")), name)
+        (f"{_adherence_dataset(run)}/{name.removeprefix('pearson/group/')}", str(run.setting("setting")), name)
         for name in _matching(run, r"pearson/group/.+")
     ]
+
+
+POOLED_GROUP_ROW = "all datasets"
+
+
+def _adherence_group_pool(runs: Sequence[Run]) -> tuple[list[tuple[str, str, list[Contribution]]], list[str]]:
+    """The paper's per-group figure: per setting, the mean of ``sign * pearson`` over all of a group's criteria in
+    every dataset the judge was run on (each criterion once; the cell says how many). A dataset run twice under one
+    setting (two configs) would count twice, so that group mean is left out, with a note."""
+    by_setting: dict[str, list[Run]] = {}
+    for run in runs:
+        by_setting.setdefault(str(run.setting("setting")), []).append(run)
+    cells, notes = [], []
+    for setting, setting_runs in by_setting.items():
+        datasets = [_adherence_dataset(run) for run in setting_runs]
+        repeated = sorted({dataset for dataset in datasets if datasets.count(dataset) > 1})
+        if repeated:
+            notes.append(
+                f"adherence groups, setting {setting}: {setting_runs[0].judge} has several non-comparable runs of "
+                f"{', '.join(repeated)}; the mean over all datasets is left out for this setting"
+            )
+            continue
+        groups: dict[str, list[Contribution]] = {}
+        for run in setting_runs:
+            for name, info in (run.metadata.get("criteria") or {}).items():
+                metric = f"pearson/{name}"
+                if info.get("group") and not math.isnan(run.metrics.get(metric, math.nan)):
+                    groups.setdefault(info["group"], []).append((run, metric, float(info.get("expected_sign", 1))))
+        cells += [(f"{POOLED_GROUP_ROW}/{group}", setting, values) for group, values in sorted(groups.items())]
+    return cells, notes
 
 
 ADHERENCE = SuiteView(
@@ -190,6 +232,7 @@ ADHERENCE = SuiteView(
         "repeats",
         "scoring",
         "min_mass",
+        "answer_format",
         "normalize",
     ),
     headlines=lambda run: _present(run, ("pearson",)) + _matching(run, r"pearson/group/.+"),
@@ -208,7 +251,11 @@ ADHERENCE = SuiteView(
             "criterion",
         ),
         PaperTable(
-            "adherence_groups", "Adherence: Pearson per taxonomy group and setting", _adherence_group_cells, "group"
+            "adherence_groups",
+            "Adherence: Pearson per taxonomy group and setting (mean over its criteria; all datasets, then each)",
+            _adherence_group_cells,
+            "group",
+            pooled=_adherence_group_pool,
         ),
     ),
     lower_is_better=("undefined", "parse_failure"),
@@ -267,6 +314,7 @@ COEVAL_SCORING = SuiteView(
         "repeats",
         "scoring",
         "min_mass",
+        "answer_format",
     ),
     headlines=lambda run: _present(run, ("pearson/overall", "alpha/annotators", "alpha/with_judge")),
     answers_per_sample=lambda run: float(len(run.metadata.get("criteria") or [1]) * (run.setting("repeats") or 1)),

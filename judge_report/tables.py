@@ -25,12 +25,24 @@ class Cell:
     parse_failure_rate: float
     flagged: bool
     location: str
+    unparsed: tuple[float, float] = (math.nan, math.nan)
+    """``(answers that did not parse, answers asked for)`` in the cell's run."""
+    pooled: int | None = None
+    """How many values a pooled cell is the mean of (``None``: one run's metric)."""
 
     def text(self, digits: int = 3) -> str:
         shown = "n/a" if math.isnan(self.value) else f"{self.value:.{digits}f}"
         if self.ci is not None and not any(math.isnan(bound) for bound in self.ci):
             shown += f" [{self.ci[0]:.{digits}f}, {self.ci[1]:.{digits}f}]"
-        return shown + (" ⚠" if self.flagged else "")
+        if self.pooled is not None:
+            shown += f" (n={self.pooled})"
+        return shown + (f" ⚠ {self.flag_text()}" if self.flagged else "")
+
+    def flag_text(self) -> str:
+        """``12% unparsed (31 of 250)``: the share of the run's answers that did not parse, and the count."""
+        failures, answers = self.unparsed
+        count = "" if math.isnan(failures) or math.isnan(answers) else f" ({failures:g} of {answers:g})"
+        return f"{self.parse_failure_rate:.0%} unparsed{count}"
 
 
 @dataclass(frozen=True)
@@ -64,6 +76,12 @@ class Table:
     column_info: list[Column] = field(default_factory=list)
 
     def put(self, row: tuple[str, ...], column: str, cell: Cell) -> None:
+        """Fill one cell; a cell holds one value, and a second one for it is an error, never a silent overwrite."""
+        if (row, column) in self.cells:
+            raise ValueError(
+                f"{self.name}: the cell ({', '.join(row)}; {column}) already holds the value of "
+                f"{self.cells[(row, column)].location}; {cell.location} would replace it"
+            )
         if row not in self.rows:
             self.rows.append(row)
         if column not in self.columns:
@@ -136,6 +154,22 @@ def build_report(runs: Sequence[Run], parse_failure_flag: float = DEFAULT_PARSE_
             rate,
             not math.isnan(rate) and rate > parse_failure_flag,
             run.location,
+            view.unparsed(run),
+        )
+
+    def pooled_cell(contributions: Sequence[tuple[Run, str, float]], view: SuiteView) -> Cell:
+        """The mean of ``sign * metric`` over the contributions; flagged when any of its runs is."""
+        values = [sign * run.metrics[metric] for run, metric, sign in contributions]
+        runs = list({run.location: run for run, _, _ in contributions}.values())
+        rates = [rate for rate in (view.parse_failure_rate(run) for run in runs) if not math.isnan(rate)]
+        worst = max(rates, default=math.nan)
+        return Cell(
+            float(sum(values) / len(values)) if values else math.nan,
+            None,
+            worst,
+            not math.isnan(worst) and worst > parse_failure_flag,
+            ", ".join(run.location for run in runs),
+            pooled=len(values),
         )
 
     leaderboard = Table("leaderboard", "Leaderboard", ["judge"])
@@ -172,6 +206,17 @@ def build_report(runs: Sequence[Run], parse_failure_flag: float = DEFAULT_PARSE_
                     table.put((run.judge, f"{row}{tag}"), column, cell(run, view, metric))
                 else:
                     table.put((row,), f"{run.judge} · {column}{tag}", cell(run, view, metric))
+    for view in _views(reported):
+        for paper in view.paper_tables:
+            if paper.pooled is None or paper.name not in paper_tables:
+                continue
+            for judge in dict.fromkeys(run.judge for run, run_view, _ in reported if run_view is view):
+                entries, pool_notes = paper.pooled(
+                    [run for run, run_view, _ in reported if run_view is view and run.judge == judge]
+                )
+                notes.extend(pool_notes)
+                for row, column, contributions in entries:
+                    paper_tables[paper.name].put((judge, row), column, pooled_cell(contributions, view))
     for table in paper_tables.values():
         table.rows.sort()
     return Report(leaderboard, list(paper_tables.values()), reported, configs, notes)

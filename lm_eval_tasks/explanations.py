@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -106,14 +107,24 @@ def explanation_documents(path: str | Path | None) -> list[dict[str, str]]:
             f'\'{{"{JUDGMENTS_OPTION}": "<output_path>/<model>/samples_fbi_<task>_<date>.jsonl"}}\''
         )
     judged, items = read_judgments(path)
-    paradigm, scale = judged["paradigm"], judged["scale"] or 10
-    settings = json.dumps({"task": f"fbi_{EXPLANATIONS}", "judged_task": judged["task"], "judgments": str(path)})
+    paradigm, strategy, scale = judged["paradigm"], judged["strategy"], judged["scale"] or 10
+    answer_format = judged.get("answer_format", "text")
+    settings = json.dumps(
+        {
+            "task": f"fbi_{EXPLANATIONS}",
+            "judged_task": judged["task"],
+            "judgments": str(path),
+            "answer_format": answer_format,
+        }
+    )
+    check_prompt = partial(explanation_check_prompt, answer_format=answer_format)
     documents = []
     for sample_id, (metadata, answers) in items.items():
         if metadata["invariant"]:
             continue
-        _, parsed = judgments(paradigm, answers, scale, metadata["invariant"])
-        checks = explanation_checks(paradigm, parsed, metadata, answers, explanation_check_prompt)
+        prompts = judge_prompts(paradigm, strategy, scale, metadata, answer_format=answer_format)
+        _, parsed = judgments(paradigm, answers, scale, metadata["invariant"], None, prompts, answer_format)
+        checks = explanation_checks(paradigm, parsed, metadata, answers, check_prompt)
         documents += [
             {
                 "sample_id": sample_id,

@@ -29,13 +29,14 @@ from judge_data.human import GROUPS
 from scorers.coeval import OVERALL
 from scorers.criteria_consistency import VALUE_KEYS as CRITERIA_LIST_KEYS
 from scorers.fbi import OUTCOME_METRICS
+from scorers.values import JSON_FALLBACKS
 
 Suite = Literal["dhp", "fbi", "adherence", "coeval"]
 OutputType = Literal["generate_until", "loglikelihood"]
 
 LOWER_IS_BETTER = re.compile(
     r"^(si_)?(error_rate|flip_rate|perturbed_both_orders|tie_both_orders|tie_rate|parse_failure|n_undefined|undefined"
-    r"|missed|explanation_unparsed)"
+    r"|missed|explanation_unparsed|json_fallbacks)"
 )
 """Metric names where a better judge scores lower (everything else: higher is better, or neutral counts)."""
 
@@ -91,7 +92,8 @@ def dhp_metric_names(scoring: str, perturbations: Sequence[str], criteria: Seque
         headline = ["D_avg", "D_min", "D_avg_EW", "D_min_EW", "n_undefined", "n_undefined_EW"]
         per_perturbation = [f"{d}/{p}" for p in perturbations for d in ("D", "D_EW")]
     failures = [f"{kind}/{name}" for name in metric_names for kind in ("parse_failures", "parse_failure_rate")]
-    return (*headline, *per_perturbation, "parse_failures", "parse_failure_rate", *failures)
+    answers = [] if scoring == "perplexity" else [JSON_FALLBACKS]
+    return (*headline, *per_perturbation, *answers, "parse_failures", "parse_failure_rate", *failures)
 
 
 def _rate_names(prefix: str) -> list[str]:
@@ -106,7 +108,7 @@ def _fbi_metrics(paradigm: str) -> tuple[str, ...]:
         names += [f"{prefix}{name}" for prefix in ("", "si_") for name in OUTCOME_METRICS.values()]
         names += ["flip_rate_ci_low", "flip_rate_ci_high", "first_position_rate", "tie_rate"]
         names += [*_rate_names("error_rate_gold_first"), *_rate_names("error_rate_gold_second")]
-    return (*names, "parse_failures")
+    return (*names, JSON_FALLBACKS, "parse_failures")
 
 
 def adherence_criteria(dataset: str) -> list[dict]:
@@ -114,11 +116,11 @@ def adherence_criteria(dataset: str) -> list[dict]:
     return json.loads(criteria_file(dataset).read_text(encoding="utf-8"))["criteria"]
 
 
-def adherence_metric_names(criteria: Sequence[tuple[str, str]]) -> tuple[str, ...]:
-    """What an adherence task reports for these ``(name, group)`` criteria."""
+def adherence_metric_names(criteria: Sequence[tuple[str, str]], setting: str) -> tuple[str, ...]:
+    """What an adherence task reports for these ``(name, group)`` criteria under a setting."""
     groups = [group for group in GROUPS if any(criterion_group == group for _, criterion_group in criteria)]
     names = ["pearson", "pearson_ci_low", "pearson_ci_high", *(f"pearson/group/{group}" for group in groups)]
-    names += ["undefined", "parse_failures"]
+    names += ["undefined", *([] if setting == "perplexity" else [JSON_FALLBACKS]), "parse_failures"]
     for name, _ in criteria:
         names += [f"{method}/{name}" for method in ("pearson", "spearman", "kendall")]
         names += [f"pearson_ci_low/{name}", f"pearson_ci_high/{name}", f"n/{name}"]
@@ -139,13 +141,13 @@ def coeval_metric_names(annotator_ids: Sequence[str]) -> tuple[str, ...]:
     with_judge = ["alpha/annotators", "pearson/annotator_pairs", "alpha/with_judge"]
     with_judge += [f"pearson/annotator/{annotator}" for annotator in annotator_ids]
     names += [f"{name}/{OVERALL}" for name in [*with_judge, "pearson/judge_vs_annotators"]]
-    return (*names, "parse_failures")
+    return (*names, JSON_FALLBACKS, "parse_failures")
 
 
 def _explanation_metric_names() -> tuple[str, ...]:
     names = ["explanation_caught_rate", *(f"explanation_caught_rate/{a}" for a in ABILITIES if a != SCORE_INVARIANT)]
     names += [f"explanation_caught_rate/{c.ability}/{c.id}" for c in CATEGORIES if c.ability != SCORE_INVARIANT]
-    return (*names, "explanation_unparsed")
+    return (*names, JSON_FALLBACKS, "explanation_unparsed")
 
 
 def _custom_tasks() -> list[LmEvalTask]:
@@ -170,7 +172,7 @@ def _custom_tasks() -> list[LmEvalTask]:
             CUSTOM,
             setting,
             ADHERENCE_TASK_VERSION,
-            adherence_metric_names(()),
+            adherence_metric_names((), setting),
             None,
         )
         for setting in ADHERENCE_SETTINGS
@@ -210,7 +212,8 @@ def _build_table() -> dict[str, LmEvalTask]:
             continue
         for setting in ADHERENCE_SETTINGS:
             group = "adherence_perplexity" if setting == "perplexity" else "adherence"
-            metrics = adherence_metric_names([(c["name"], c["group"]) for c in adherence_criteria(dataset.name)])
+            criteria = [(c["name"], c["group"]) for c in adherence_criteria(dataset.name)]
+            metrics = adherence_metric_names(criteria, setting)
             name = f"adherence_{dataset.name}_{setting}"
             tasks.append(LmEvalTask(name, "adherence", dataset.name, setting, ADHERENCE_TASK_VERSION, metrics, group))
     for dataset in COEVAL_DATASETS:

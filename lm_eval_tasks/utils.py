@@ -21,7 +21,7 @@ import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from datasets import Dataset, DatasetDict
 from lm_eval.api.instance import Instance
@@ -68,9 +68,10 @@ from scorers.criteria_consistency import (
 from scorers.dhp import discernment_metrics, rating_value
 from scorers.fbi import EXPLANATION_KEYS, blind_spot_metrics, explanation_counts, explanation_metrics, judgments
 from scorers.likelihood import likelihood_value, normalized_logprob
+from scorers.unparsed import warn_if_many_unparsed
 from solvers.criteria_lists import criteria_prompt
 from solvers.likelihood import SEPARATOR, response_bytes
-from solvers.score_parsing import parse_yes_no
+from solvers.score_parsing import YES_NO, read_answer
 from solvers.stepwise import item_text, scoring_turns
 
 logger = logging.getLogger(__name__)
@@ -87,6 +88,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
         "expert_weights": None,
         "combine": "hmp",
         "suite": None,
+        "answer_format": "text",
     },
     "fbi": {
         "data_dir": None,
@@ -98,8 +100,9 @@ OPTIONS: dict[str, dict[str, Any]] = {
         "include_extra": False,
         "hub_revision": None,
         "keep_identical": False,
+        "answer_format": "text",
     },
-    "adherence": {"data_dir": None, "criteria": None, "n": None, "seed": 0},
+    "adherence": {"data_dir": None, "criteria": None, "n": None, "seed": 0, "answer_format": "text"},
     "coeval": {
         "data_dir": None,
         "n": None,
@@ -110,14 +113,17 @@ OPTIONS: dict[str, dict[str, Any]] = {
         "temperature": 0.7,
         "embedder": DEFAULT_EMBEDDER,
         "match_threshold": DEFAULT_MATCH_THRESHOLD,
+        "answer_format": "text",
     },
 }
 """Each suite's options (the inspect task's ``-T`` options that choose items) and their defaults.
 
 Repeats and temperature are lm-eval's own settings (``repeats`` in the YAML, ``--gen_kwargs``), except in
 CoEval's criteria tasks: there, as in inspect, ``samples`` and ``temperature`` set the sampled lists, and the
-reference list is always asked at temperature 0 (``criteria`` applies to the scoring tasks, ``tasks_file``,
-``samples``, ``temperature``, ``embedder`` and ``match_threshold`` to the criteria tasks)."""
+reference list is always asked at temperature 0 (``criteria`` and ``answer_format`` apply to the scoring tasks,
+``tasks_file``, ``samples``, ``temperature``, ``embedder`` and ``match_threshold`` to the criteria tasks).
+``answer_format=json`` changes the prompts and how answers are read, as in inspect; lm-eval has no setting its
+backends share for passing a response schema, so the schema is not enforced here."""
 
 
 CUSTOM_OPTIONS: dict[str, dict[str, Any]] = {
@@ -130,9 +136,10 @@ CUSTOM_OPTIONS: dict[str, dict[str, Any]] = {
         "perturbations": ALL_PERTURBATIONS,
         "expert_weights": None,
         "combine": "hmp",
+        "answer_format": "text",
     },
     "adherence": OPTIONS["adherence"],
-    "coeval": {"data_dir": None, "criteria": None, "n": None, "seed": 0},
+    "coeval": {"data_dir": None, "criteria": None, "n": None, "seed": 0, "answer_format": "text"},
 }
 """The options of the ``custom`` tasks: the inspect ``custom`` task's ``-T`` options that choose the items."""
 
@@ -203,6 +210,7 @@ def _dhp_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, str]]
             expert_weights=options["expert_weights"],
             combine=options["combine"],
             scoring=task.setting,
+            answer_format=options["answer_format"],
         )
     else:
         built = paper_dataset_task(
@@ -217,6 +225,7 @@ def _dhp_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, str]]
             options["combine"],
             options["suite"],
             task.setting,
+            answer_format=options["answer_format"],
         )
     meta = built.metadata
     kind = TEXT_KINDS[meta["kind"]]
@@ -228,6 +237,7 @@ def _dhp_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, str]]
         "combine": meta["combine"],
         "low": kind.prompt.low,
         "high": kind.prompt.high,
+        "answer_format": meta.get("answer_format", "text"),
     }
     if task.dataset == CUSTOM:
         criteria = [] if task.setting == "perplexity" else meta["metrics"]
@@ -252,8 +262,15 @@ def _fbi_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, str]]
         0.0,
         options["hub_revision"],
         bool(options["keep_identical"]),
+        answer_format=options["answer_format"],
     )
-    settings = {"task": task.name, "paradigm": paradigm, "strategy": strategy, "scale": built.metadata["scale"]}
+    settings = {
+        "task": task.name,
+        "paradigm": paradigm,
+        "strategy": strategy,
+        "scale": built.metadata["scale"],
+        "answer_format": built.metadata["answer_format"],
+    }
     samples = list(built.dataset)
     names = list(judge_prompts(paradigm, strategy, settings["scale"] or 10, samples[0].metadata)) if samples else []
     return _documents(samples, names, settings)
@@ -263,7 +280,9 @@ def _adherence_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str,
     data_dir = options["data_dir"]
     n = None if options["n"] is None else int(options["n"])
     if task.dataset == CUSTOM:
-        built = adherence_custom(data_dir, task.setting, options["criteria"], n, int(options["seed"]))
+        built = adherence_custom(
+            data_dir, task.setting, options["criteria"], n, int(options["seed"]), answer_format=options["answer_format"]
+        )
         folder = Path(data_dir).expanduser()
     else:
         folder = Path(data_dir).expanduser() if data_dir else public_folder(ADHERENCE_DATASETS[task.dataset])
@@ -277,6 +296,7 @@ def _adherence_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str,
             1,
             0.0,
             {"source": str(data_dir) if data_dir else "public source"},
+            answer_format=options["answer_format"],
         )
     all_criteria, document = load_criteria(folder)
     chosen = choose_criteria(all_criteria, names_option(options["criteria"]), str(folder))
@@ -286,10 +306,11 @@ def _adherence_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str,
         "criteria": [[c.name, c.group, expected_sign(task.setting, c)] for c in chosen],
     }
     if task.dataset == CUSTOM:
-        settings[METRIC_NAMES] = adherence_metric_names([(c.name, c.group) for c in chosen])
+        settings[METRIC_NAMES] = adherence_metric_names([(c.name, c.group) for c in chosen], task.setting)
     if task.setting == "perplexity":
         return _documents(built.dataset, [LIKELIHOOD_PROMPT], settings)
-    questions, answered_by = questions_for(task.setting, chosen)
+    settings["answer_format"] = built.metadata["answer_format"]
+    questions, answered_by = questions_for(task.setting, chosen, settings["answer_format"])
     settings["task_description"] = str(document.get("task_description") or "").strip()
     settings["questions"] = {q.key: [q.low, q.high, q.binary, q.ask] for q in questions}
     settings["answered_by"] = answered_by
@@ -308,6 +329,7 @@ CRITERIA_PROMPT = "criteria"
 
 def _coeval_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, str]]:
     n = None if options["n"] is None else int(options["n"])
+    answer_format = options["answer_format"]
     if task.setting == CRITERIA_PROMPT:
         built = criteria_task(
             dataset=task.dataset,
@@ -323,10 +345,14 @@ def _coeval_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, st
         keys = ("samples", "temperature", "embedder", "match_threshold")
         return _documents(built.dataset, [CRITERIA_PROMPT], {"task": task.name, **{k: built.metadata[k] for k in keys}})
     if task.dataset == CUSTOM:
-        built = coeval_custom(options["data_dir"], task.setting, options["criteria"], n, int(options["seed"]))
+        built = coeval_custom(
+            options["data_dir"], task.setting, options["criteria"], n, int(options["seed"]), answer_format=answer_format
+        )
     else:
         source = load_human_scores(task.dataset, options["data_dir"])
-        built = scoring_task(source, task.setting, options["criteria"], n, int(options["seed"]), 0.0)
+        built = scoring_task(
+            source, task.setting, options["criteria"], n, int(options["seed"]), 0.0, answer_format=answer_format
+        )
     low, high = built.metadata["overall_range"]
     settings = {
         "task": task.name,
@@ -335,6 +361,7 @@ def _coeval_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, st
         "criteria": list(built.metadata["criteria"]),
         "low": low,
         "high": high,
+        "answer_format": built.metadata["answer_format"],
     }
     if task.dataset == CUSTOM:
         annotators = dict.fromkeys(name for sample in built.dataset for name in sample.metadata["annotator_ids"])
@@ -352,15 +379,20 @@ def _settings(doc: Mapping[str, str]) -> dict[str, Any]:
 
 def dhp_prompt(doc: Mapping[str, str]) -> str:
     """The G-Eval prompt for one metric of one text (``JudgePrompt.render``, as the inspect solver renders it)."""
-    meta, kind = _meta(doc), TEXT_KINDS[_settings(doc)["kind"]]
+    settings = _settings(doc)
+    meta, kind = _meta(doc), TEXT_KINDS[settings["kind"]]
     criterion = next(criterion for criterion in kind.criteria if criterion.name == doc["prompt"])
-    return kind.prompt.render(criterion, meta["response"], meta.get("context"))
+    return kind.prompt.render(criterion, meta["response"], meta.get("context"), settings["answer_format"])
 
 
 def fbi_prompt(doc: Mapping[str, str]) -> str:
     """One of an item's FBI prompts (gold / perturbed, or the two orders of a pair)."""
     settings = _settings(doc)
-    return judge_prompts(settings["paradigm"], settings["strategy"], settings["scale"] or 10, _meta(doc))[doc["prompt"]]
+    scale = settings["scale"] or 10
+    prompts = judge_prompts(
+        settings["paradigm"], settings["strategy"], scale, _meta(doc), answer_format=settings["answer_format"]
+    )
+    return prompts[doc["prompt"]]
 
 
 def adherence_prompt(doc: Mapping[str, str]) -> str:
@@ -392,7 +424,9 @@ def coeval_prompt(doc: Mapping[str, str]) -> str:
     mode asks about no criterion)."""
     settings, meta = _settings(doc), _meta(doc)
     opening = item_text(settings["task_description"], meta["task"], meta["response"])
-    [(_, question)] = scoring_turns(settings["mode"], opening, (), settings["low"], settings["high"])
+    [(_, question)] = scoring_turns(
+        settings["mode"], opening, (), settings["low"], settings["high"], answer_format=settings["answer_format"]
+    )
     return question
 
 
@@ -452,10 +486,25 @@ def every_answer(resps: Sequence[Sequence[str]], docs: Sequence[Mapping]) -> Seq
     return resps
 
 
+class Record(NamedTuple):
+    """What ``process_results`` hands the aggregations for one document (the same under every metric name)."""
+
+    settings: str
+    sample_id: str
+    metadata: str
+    prompt: str
+    """The prompt's name within its sample."""
+    answers: Any
+    """The raw answers, the criteria lists, or a likelihood."""
+    prompt_text: str = ""
+    """The prompt the judge answered (generation tasks), which its answers are read against."""
+
+
 def collect_criteria_lists(doc: Mapping[str, str], results: Sequence[Any]) -> dict[str, tuple]:
     """``process_results`` of criteria tasks: the reference answer and the sampled answers, for every metric."""
     reference, sampled = results
-    record = (doc["settings"], doc["sample_id"], doc["metadata"], doc["prompt"], (tuple(reference), tuple(sampled)))
+    answers = (tuple(reference), tuple(sampled))
+    record = Record(doc["settings"], doc["sample_id"], doc["metadata"], doc["prompt"], answers)
     return dict.fromkeys(TASKS[_settings(doc)["task"]].metrics, record)
 
 
@@ -476,9 +525,26 @@ def likelihood_continuation(doc: Mapping[str, str]) -> str:
     return SEPARATOR + meta["response"] if meta.get("context") else meta["response"]
 
 
+def _prompt_text(doc: Mapping[str, str]) -> str:
+    """The prompt the judge answered for this document (its answers are read against it)."""
+    task = TASKS[_settings(doc)["task"]]
+    if task.setting == EXPLANATIONS:
+        return explanation_check(doc)
+    prompts: dict[str, Callable[[Mapping[str, str]], str]] = {
+        "dhp": dhp_prompt,
+        "fbi": fbi_prompt,
+        "adherence": adherence_prompt,
+        "coeval": coeval_prompt,
+    }
+    return prompts[task.suite](doc)
+
+
 def collect_answers(doc: Mapping[str, str], results: Sequence[Any]) -> dict[str, tuple]:
-    """``process_results`` of generation tasks: the document's raw answers (all repeats), for every metric."""
-    record = (doc["settings"], doc["sample_id"], doc["metadata"], doc["prompt"], tuple(results[0]))
+    """``process_results`` of generation tasks: the document's raw answers (all repeats) and its prompt, for every
+    metric."""
+    record = Record(
+        doc["settings"], doc["sample_id"], doc["metadata"], doc["prompt"], tuple(results[0]), _prompt_text(doc)
+    )
     return dict.fromkeys(TASKS[_settings(doc)["task"]].metrics, record)
 
 
@@ -491,40 +557,60 @@ def collect_likelihood(doc: Mapping[str, str], results: Sequence[Any]) -> dict[s
     """
     log_likelihood, _ = results[0]
     score = normalized_logprob(log_likelihood, LIKELIHOOD_NORMALIZATION, n_bytes=response_bytes(_meta(doc)["response"]))
-    record = (doc["settings"], doc["sample_id"], doc["metadata"], doc["prompt"], score)
+    record = Record(doc["settings"], doc["sample_id"], doc["metadata"], doc["prompt"], score)
     return dict.fromkeys(TASKS[_settings(doc)["task"]].metrics, record)
 
 
-def _answers_per_sample(records: Sequence[tuple]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    """``(sample metadata, {prompt: answers})`` per sample, in the order the samples first appear."""
-    samples: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
-    for _, sample_id, metadata, prompt, answers in records:
-        samples.setdefault(sample_id, (json.loads(metadata), {}))[1][prompt] = answers
+def _answers_per_sample(records: Sequence[tuple]) -> list[tuple[dict[str, Any], dict[str, Any], dict[str, str]]]:
+    """``(sample metadata, {prompt: answers}, {prompt: prompt text})`` per sample, in the order the samples first
+    appear."""
+    samples: dict[str, tuple[dict[str, Any], dict[str, Any], dict[str, str]]] = {}
+    for record in records:
+        sample = samples.setdefault(record.sample_id, (json.loads(record.metadata), {}, {}))
+        sample[1][record.prompt] = record.answers
+        sample[2][record.prompt] = record.prompt_text
     return list(samples.values())
 
 
 def _dhp_metrics(settings: Mapping[str, Any], samples) -> dict[str, float]:
     metrics = settings["metrics"]
     if TASKS[settings["task"]].setting == "perplexity":
-        values = [(meta, likelihood_value(metrics, answers[LIKELIHOOD_PROMPT])) for meta, answers in samples]
+        values = [(meta, likelihood_value(metrics, answers[LIKELIHOOD_PROMPT])) for meta, answers, _ in samples]
     else:
-        low, high = settings["low"], settings["high"]
-        values = [(meta, rating_value(answers, low, high)[0]) for meta, answers in samples]
+        low, high, answer_format = settings["low"], settings["high"], settings["answer_format"]
+        values, read = [], []
+        for meta, answers, prompts in samples:
+            value, ratings = rating_value(answers, low, high, prompts, answer_format)
+            values.append((meta, value))
+            read += [pair for rating in ratings.values() for pair in zip(rating["answers"], rating["scores"])]
+        _warn_if_many_unparsed(settings, read)
     return discernment_metrics(values, metrics, settings["expert_weights"], settings["combine"])
 
 
+def _warn_if_many_unparsed(settings: Mapping[str, Any], read: Sequence[tuple[str, Any]]) -> None:
+    """The warning inspect's hook gives at the end of a task, from ``(answer, value read)`` pairs."""
+    warn_if_many_unparsed(settings["task"], len(read), [answer for answer, value in read if value is None])
+
+
 def _fbi_metrics(settings: Mapping[str, Any], samples) -> dict[str, float]:
+    answer_format = settings["answer_format"]
     if TASKS[settings["task"]].setting == EXPLANATIONS:
         checked = []
-        for meta, answers in samples:
-            checks = {name: parse_yes_no(texts[0]) for name, texts in answers.items()}
+        for meta, answers, prompts in samples:
+            checks = {
+                name: read_answer(texts[0], YES_NO, prompts[name], answer_format).value
+                for name, texts in answers.items()
+            }
             checked.append((meta, explanation_counts(checks)))
         return explanation_metrics(checked)
     paradigm, scale = settings["paradigm"], settings["scale"] or 10
-    values = []
-    for meta, answers in samples:
-        value, _ = judgments(paradigm, {name: texts[0] for name, texts in answers.items()}, scale, meta["invariant"])
+    values, read = [], []
+    for meta, answers, prompts in samples:
+        first = {name: texts[0] for name, texts in answers.items()}
+        value, parsed = judgments(paradigm, first, scale, meta["invariant"], None, prompts, answer_format)
         values.append((meta, {**value, **dict.fromkeys(EXPLANATION_KEYS, math.nan)}))
+        read += [(text, None if name in parsed["unparsed"] else text) for name, text in first.items()]
+    _warn_if_many_unparsed(settings, read)
     return blind_spot_metrics(paradigm, values)
 
 
@@ -532,13 +618,18 @@ def _adherence_metrics(settings: Mapping[str, Any], samples) -> dict[str, float]
     specs = [CriterionSpec(name, group, sign) for name, group, sign in settings["criteria"]]
     if settings["setting"] == "perplexity":
         names = [spec.name for spec in specs]
-        values = [(meta, likelihood_value(names, answers[LIKELIHOOD_PROMPT])) for meta, answers in samples]
+        values = [(meta, likelihood_value(names, answers[LIKELIHOOD_PROMPT])) for meta, answers, _ in samples]
     else:
-        questions = settings["questions"]
+        questions, answer_format = settings["questions"], settings["answer_format"]
         readers = {
             criterion: ReadAnswer(key, *questions[key][:3]) for criterion, key in settings["answered_by"].items()
         }
-        values = [(meta, criterion_value(readers, answers)[0]) for meta, answers in samples]
+        values, read = [], []
+        for meta, answers, prompts in samples:
+            value, parsed = criterion_value(readers, answers, prompts, answer_format)
+            values.append((meta, value))
+            read += [pair for key, numbers in parsed.items() for pair in zip(answers[key], numbers)]
+        _warn_if_many_unparsed(settings, read)
     return agreement_metrics(specs, values)[0]
 
 
@@ -561,7 +652,7 @@ def _warn_if_sampling_repeated(settings: Mapping[str, Any], sampled_per_document
 def _coeval_metrics(settings: Mapping[str, Any], samples) -> dict[str, float]:
     if TASKS[settings["task"]].setting == CRITERIA_PROMPT:
         values = []
-        for meta, answers in samples:
+        for meta, answers, _ in samples:
             reference, sampled = answers[CRITERIA_PROMPT]
             scored = score_criteria_lists(
                 _criteria_request(meta),
@@ -572,10 +663,15 @@ def _coeval_metrics(settings: Mapping[str, Any], samples) -> dict[str, float]:
                 settings["match_threshold"],
             )
             values.append(scored.value)
-        _warn_if_sampling_repeated(settings, [answers[CRITERIA_PROMPT][1] for _, answers in samples])
+        _warn_if_sampling_repeated(settings, [answers[CRITERIA_PROMPT][1] for _, answers, _ in samples])
         return criteria_lists_means(values)
     readers = {OVERALL: ReadAnswer(OVERALL, settings["low"], settings["high"], False)}
-    rows = [(criterion_value(readers, {OVERALL: answers[OVERALL]})[0], meta) for meta, answers in samples]
+    rows, read = [], []
+    for meta, answers, prompts in samples:
+        value, parsed = criterion_value(readers, {OVERALL: answers[OVERALL]}, prompts, settings["answer_format"])
+        rows.append((value, meta))
+        read += list(zip(answers[OVERALL], parsed[OVERALL]))
+    _warn_if_many_unparsed(settings, read)
     report, constant_judge = coeval_report(rows, settings["criteria"], criterion_scores=False)
     for name, reason in constant_judge:
         logger.warning("%s: %s is undefined (NaN): %s", settings["task"], name, reason)
@@ -595,7 +691,7 @@ def _task_metrics(records: tuple[tuple, ...]) -> dict[str, float]:
     """Every metric of a task from its documents' records (cached: lm-eval asks once per metric name)."""
     if not records:
         return {}
-    settings = json.loads(records[0][0])
+    settings = json.loads(records[0].settings)
     return SUITE_METRICS[TASKS[settings["task"]].suite](settings, _answers_per_sample(records))
 
 

@@ -13,8 +13,9 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import TaskState
 
 from scorers.correlation import CONSTANT_JUDGE, CriterionScores, agreement_report, undefined_reasons
-from scorers.values import as_float
-from solvers.judge import SAMPLES_STORE_KEY
+from scorers.unparsed import register_warning_hook, unparsed_record
+from scorers.values import JSON_FALLBACKS, as_float, json_fallbacks
+from solvers.judge import PROMPTS_STORE_KEY, SAMPLES_STORE_KEY
 from solvers.logprob_scoring import (
     DEFAULT_MIN_MASS,
     LOGPROBS_STORE_KEY,
@@ -23,7 +24,7 @@ from solvers.logprob_scoring import (
     rating_details,
     stored_rating,
 )
-from solvers.score_parsing import parse_rating, parse_yes_no
+from solvers.score_parsing import YES_NO, AnswerFormat, AnswerShape, Reading, read_answer
 
 logger = logging.getLogger(__name__)
 
@@ -42,11 +43,14 @@ class ReadAnswer:
     high: float
     binary: bool
 
-    def parse(self, answer: str) -> float | None:
-        if self.binary:
-            verdict = parse_yes_no(answer)
-            return None if verdict is None else float(verdict)
-        return parse_rating(answer, self.low, self.high)
+    @property
+    def shape(self) -> AnswerShape:
+        return YES_NO if self.binary else AnswerShape("rating", self.low, self.high)
+
+    def read(self, answer: str, prompt: str | None = None, answer_format: AnswerFormat = "text") -> Reading:
+        """One answer read against its prompt, as a number (yes/no as 1/0)."""
+        reading = read_answer(answer, self.shape, prompt, answer_format)
+        return reading._replace(value=None if reading.value is None else float(reading.value))
 
     def read_logprobs(self, entry: Mapping, min_mass: float) -> LogprobRating:
         """The expected rating (or ``P(yes)``) of one answer stored with its top log-probabilities."""
@@ -55,7 +59,10 @@ class ReadAnswer:
 
 @scorer(metrics=[])
 def criterion_ratings(
-    readers: Mapping[str, ReadAnswer], scoring: RatingScoring = "sample", min_mass: float = DEFAULT_MIN_MASS
+    readers: Mapping[str, ReadAnswer],
+    scoring: RatingScoring = "sample",
+    min_mass: float = DEFAULT_MIN_MASS,
+    answer_format: AnswerFormat = "text",
 ) -> Scorer:
     """Score an item with ``{criterion: mean parsed answer}`` and the number of unparsable answers.
 
@@ -63,25 +70,44 @@ def criterion_ratings(
     setting several criteria share one question). A criterion whose answers all failed to parse is NaN.
     With ``scoring="logprobs"`` each question's one answer is read from its top log-probabilities: the
     expected rating, or ``P(yes) / (P(yes) + P(no))`` for yes/no questions; below ``min_mass`` on valid
-    answers it is a parse failure, and the mass is kept as ``mass/<question>``.
+    answers it is a parse failure, and the mass is kept as ``mass/<question>``. Sampled answers are read against
+    the prompts the solver stored, and with ``answer_format="json"`` from their JSON field first.
     """
+    register_warning_hook()
 
     async def score(state: TaskState, target: Target) -> Score:
         if scoring == "logprobs":
             return _logprob_score(state, readers, min_mass)
         answers: Mapping[str, Sequence[str]] = state.store.get(SAMPLES_STORE_KEY) or {}
-        value, parsed = criterion_value(readers, answers)
-        return Score(value=value, answer=state.output.completion, metadata={"scoring": "sample", "parsed": parsed})
+        prompts: Mapping[str, str] = state.store.get(PROMPTS_STORE_KEY) or {}
+        value, parsed = criterion_value(readers, answers, prompts, answer_format)
+        texts = [text for key in parsed for text in answers.get(key, [])]
+        values = [number for key in parsed for number in parsed[key]]
+        return Score(
+            value=value,
+            answer=state.output.completion,
+            metadata={"scoring": "sample", "parsed": parsed, **unparsed_record(texts, values)},
+        )
 
     return score
 
 
 def criterion_value(
-    readers: Mapping[str, ReadAnswer], answers: Mapping[str, Sequence[str]]
+    readers: Mapping[str, ReadAnswer],
+    answers: Mapping[str, Sequence[str]],
+    prompts: Mapping[str, str] | None = None,
+    answer_format: AnswerFormat = "text",
 ) -> tuple[dict[str, float], dict[str, list[float | None]]]:
-    """An item's score value from the raw answers per question, and each question's parsed answers."""
-    parsed = {key: [reader.parse(text) for text in answers.get(key, [])] for key, reader in _questions(readers)}
+    """An item's score value from the raw answers per question (each read against its question's prompt), and
+    each question's parsed answers."""
+    readings = {
+        key: [reader.read(text, (prompts or {}).get(key), answer_format) for text in answers.get(key, [])]
+        for key, reader in _questions(readers)
+    }
+    parsed = {key: [reading.value for reading in read] for key, read in readings.items()}
     value: dict[str, float] = {}
+    if answer_format == "json":
+        value[JSON_FALLBACKS] = float(sum(reading.json_fallback for read in readings.values() for reading in read))
     for criterion, reader in readers.items():
         numbers = [number for number in parsed[reader.question] if number is not None]
         value[criterion] = float(np.mean(numbers)) if numbers else math.nan
@@ -99,10 +125,12 @@ def _logprob_score(state: TaskState, readers: Mapping[str, ReadAnswer], min_mass
     value[PARSE_FAILURES] = float(sum(rating.failed for rating in ratings.values()))
     value.update({MASS_KEY.format(key): rating.mass for key, rating in ratings.items()})
     details = {key: {"answer": stored.get(key, {}).get("answer"), **rating_details(r)} for key, r in ratings.items()}
+    generated = [str(stored.get(key, {}).get("answer") or "") for key in ratings]
+    unparsed = unparsed_record(generated, [rating.score for rating in ratings.values()])
     return Score(
         value=value,
         answer=state.output.completion,
-        metadata={"scoring": "logprobs", "min_mass": min_mass, "parsed": details},
+        metadata={"scoring": "logprobs", "min_mass": min_mass, "parsed": details, **unparsed},
     )
 
 
@@ -149,15 +177,18 @@ def agreement_metrics(
     """The metric's numbers from ``(sample metadata, score value)`` pairs, for any harness, and the pairs used."""
     pairs: dict[str, tuple[list[float], list[float]]] = {spec.name: ([], []) for spec in criteria}
     failures = 0.0
+    values = []
     for metadata, value in samples:
         human = metadata.get("human") or {}
         if not isinstance(value, Mapping):
             continue
+        values.append(value)
         failures += as_float(value.get(PARSE_FAILURES, 0.0))
         for spec in criteria:
             pairs[spec.name][0].append(as_float(value.get(spec.name)))
             pairs[spec.name][1].append(as_float(human.get(spec.name)))
     scored = [CriterionScores(spec.name, spec.group, *pairs[spec.name], spec.sign) for spec in criteria]
     report = agreement_report(scored, aligned=True)
+    report.update(json_fallbacks(values))
     report[PARSE_FAILURES] = failures
     return report, scored

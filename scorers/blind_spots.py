@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -28,6 +28,42 @@ def single_failure(gold_score: float | None, perturbed_score: float | None, inva
         return math.nan
     penalised = perturbed_score < gold_score
     return float(penalised if invariant else not penalised)
+
+
+Distribution = Mapping[int, float]
+"""A judge's probability per on-scale rating, read from its log-probabilities (not renormalised)."""
+
+
+def _normalised(distribution: Distribution | None) -> tuple[np.ndarray, np.ndarray] | None:
+    if not distribution:
+        return None
+    values = np.array(sorted(distribution), dtype=float)
+    probabilities = np.array([distribution[int(value)] for value in values], dtype=float)
+    total = probabilities.sum()
+    return (values, probabilities / total) if total > 0 else None
+
+
+def single_failure_probability(gold: Distribution | None, perturbed: Distribution | None, invariant: bool) -> float:
+    """:func:`single_failure` under log-probabilities: the probability of a failure for independent draws from the
+    judge's two renormalised rating distributions, ``P(S_perturbed >= S_gold)`` (invariant: ``P(S_perturbed <
+    S_gold)``). It equals the sampled protocol's failure rate in expectation; NaN when either rating failed."""
+    drawn = _normalised(gold), _normalised(perturbed)
+    if drawn[0] is None or drawn[1] is None:
+        return math.nan
+    (gold_values, gold_p), (perturbed_values, perturbed_p) = drawn
+    penalised = float(np.sum(np.outer(gold_p, perturbed_p) * (perturbed_values[None, :] < gold_values[:, None])))
+    return penalised if invariant else 1.0 - penalised
+
+
+def reference_failure_probability(perturbed: Distribution | None, top_score: float, invariant: bool) -> float:
+    """:func:`reference_failure` under log-probabilities: ``P(S = top)`` from the renormalised distribution
+    (invariant: ``1 - P(S = top)``); NaN when the rating failed."""
+    drawn = _normalised(perturbed)
+    if drawn is None:
+        return math.nan
+    values, probabilities = drawn
+    perfect = float(probabilities[values >= top_score].sum())
+    return 1.0 - perfect if invariant else perfect
 
 
 def pairwise_failure(choice: Choice | None, invariant: bool) -> float:

@@ -17,7 +17,7 @@ from inspect_ai.scorer import Metric, SampleScore, metric
 from scorers.adherence import PARSE_FAILURES
 from scorers.agreement import agreement_report
 from scorers.correlation import CONSTANT_JUDGE, correlation
-from scorers.values import as_float
+from scorers.values import as_float, json_fallbacks
 
 logger = logging.getLogger(__name__)
 
@@ -107,6 +107,7 @@ def coeval_report(
         report[name] = value
         if reason is not None and JUDGE_CONSTANT in reason:
             constant_judge.append((name, reason.replace("the first rater", "the judge")))
+    report.update(json_fallbacks(value for value, _ in rows))
     report[PARSE_FAILURES] = float(sum(as_float(value.get(PARSE_FAILURES, 0.0)) for value, _ in rows))
     return report, constant_judge
 

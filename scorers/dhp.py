@@ -17,16 +17,19 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import TaskState
 
 from scorers.discernment import Combination, ScoreRecord, discernment_report
-from scorers.values import as_float, headlines_first
+from scorers.unparsed import register_warning_hook, unparsed_record
+from scorers.values import JSON_FALLBACKS, as_float, headlines_first, json_fallbacks
 from solvers.geval import ANSWERS_STORE_KEY
+from solvers.judge import PROMPTS_STORE_KEY
 from solvers.logprob_scoring import DEFAULT_MIN_MASS, rating_details, stored_rating
-from solvers.score_parsing import parse_rating
+from solvers.score_parsing import AnswerFormat, AnswerShape, read_answer
 
 ANSWERS_KEY = "answers/{}"
 """Score-value key: how many answers the judge gave for a metric."""
 
 FAILURES_KEY = "parse_failures/{}"
 """Score-value key: how many of those answers had no parsable rating."""
+
 
 HEADLINES = ("D_avg", "D_min", "D_avg_EW", "D_min_EW", "parse_failure_rate")
 """Shown first in inspect's results table; the per-perturbation details follow."""
@@ -71,9 +74,11 @@ def discernment_metrics(
     records = []
     failures = {name: 0.0 for name in metrics}
     answers = {name: 0.0 for name in metrics}
+    values = []
     for metadata, value in samples:
         if not isinstance(value, Mapping) or "item_id" not in metadata:
             continue
+        values.append(value)
         records.append(
             ScoreRecord(
                 item_id=str(metadata["item_id"]),
@@ -90,6 +95,7 @@ def discernment_metrics(
             failures[name] += 0.0 if math.isnan(failed) else failed
             answers[name] += 0.0 if math.isnan(asked) else asked
     report = discernment_report(records, metrics, expert_weights, combine).as_metrics()
+    report.update(json_fallbacks(values))
     report["parse_failures"] = sum(failures.values())
     report["parse_failure_rate"] = _rate(sum(failures.values()), sum(answers.values()))
     for name in metrics:
@@ -103,7 +109,7 @@ def _rate(failures: float, answers: float) -> float:
 
 
 @scorer(metrics=[])
-def mean_ratings(min_mass: float = DEFAULT_MIN_MASS) -> Scorer:
+def mean_ratings(min_mass: float = DEFAULT_MIN_MASS, answer_format: AnswerFormat = "text") -> Scorer:
     """Parse the judge's stored answers and score a sample with numbers only, per metric:
 
     ``<metric>`` (mean parsed rating, NaN where no answer parsed), ``answers/<metric>`` and
@@ -113,7 +119,11 @@ def mean_ratings(min_mass: float = DEFAULT_MIN_MASS) -> Scorer:
     Answers stored with ``scoring="logprobs"`` are read as expected ratings over their top
     log-probabilities instead; one answer per metric, a parse failure when less than ``min_mass``
     of the probability is on on-scale ratings, and that probability as ``mass/<metric>``.
+
+    Each answer is read against the prompt it answered (stored by the solver) and, with ``answer_format="json"``,
+    from its JSON field first (``json_fallbacks`` counts the answers read as text instead).
     """
+    register_warning_hook()
 
     async def score(state: TaskState, target: Target) -> Score:
         stored = state.store.get(ANSWERS_STORE_KEY)
@@ -122,21 +132,41 @@ def mean_ratings(min_mass: float = DEFAULT_MIN_MASS) -> Scorer:
         low, high = stored["low"], stored["high"]
         if stored.get("scoring") == "logprobs":
             return _logprob_score(state, stored["logprobs"], low, high, min_mass)
-        value, ratings = rating_value(stored["answers"], low, high)
-        return Score(value=value, answer=state.output.completion, metadata={"scoring": "sample", "ratings": ratings})
+        prompts = state.store.get(PROMPTS_STORE_KEY) or {}
+        value, ratings = rating_value(stored["answers"], low, high, prompts, answer_format)
+        read = [
+            (text, score) for rating in ratings.values() for text, score in zip(rating["answers"], rating["scores"])
+        ]
+        return Score(
+            value=value,
+            answer=state.output.completion,
+            metadata={"scoring": "sample", "ratings": ratings, **unparsed_record(*_columns(read))},
+        )
 
     return score
 
 
 def rating_value(
-    answers: Mapping[str, Sequence[str]], low: int, high: int
+    answers: Mapping[str, Sequence[str]],
+    low: int,
+    high: int,
+    prompts: Mapping[str, str] | None = None,
+    answer_format: AnswerFormat = "text",
 ) -> tuple[dict[str, float], dict[str, dict[str, list]]]:
-    """A sample's score value from its raw answers per metric, and each answer beside its parsed rating."""
-    ratings = {
-        name: {"answers": list(texts), "scores": [parse_rating(text, low, high) for text in texts]}
+    """A sample's score value from its raw answers per metric (each read against its metric's prompt), and each
+    answer beside its parsed rating."""
+    shape = AnswerShape("rating", low, high)
+    readings = {
+        name: [read_answer(text, shape, (prompts or {}).get(name), answer_format) for text in texts]
         for name, texts in answers.items()
     }
+    ratings = {
+        name: {"answers": list(answers[name]), "scores": [reading.value for reading in read]}
+        for name, read in readings.items()
+    }
     value: dict[str, float] = {}
+    if answer_format == "json":
+        value[JSON_FALLBACKS] = float(sum(reading.json_fallback for read in readings.values() for reading in read))
     for name, rating in ratings.items():
         parsed = [score for score in rating["scores"] if score is not None]
         value[name] = float(np.mean(parsed)) if parsed else math.nan
@@ -154,8 +184,13 @@ def _logprob_score(state: TaskState, stored: Mapping[str, Mapping], low: int, hi
         value[FAILURES_KEY.format(name)] = float(rating.failed)
         value[MASS_KEY.format(name)] = rating.mass
     details = {name: {"answer": stored[name]["answer"], **rating_details(r)} for name, r in ratings.items()}
+    unparsed = unparsed_record([stored[name]["answer"] for name in ratings], [r.score for r in ratings.values()])
     return Score(
         value=value,
         answer=state.output.completion,
-        metadata={"scoring": "logprobs", "min_mass": min_mass, "ratings": details},
+        metadata={"scoring": "logprobs", "min_mass": min_mass, "ratings": details, **unparsed},
     )
+
+
+def _columns(pairs: Sequence[tuple[str, Any]]) -> tuple[list[str], list[Any]]:
+    return [text for text, _ in pairs], [value for _, value in pairs]

@@ -29,22 +29,27 @@ from scorers.blind_spots import (
     position_rates,
     rate_with_ci,
     reference_failure,
+    reference_failure_probability,
     single_failure,
+    single_failure_probability,
 )
-from scorers.values import as_float, headlines_first
-from solvers.judge import ANSWERS_STORE_KEY
+from scorers.unparsed import register_warning_hook, unparsed_record
+from scorers.values import JSON_FALLBACKS, as_float, headlines_first, json_fallbacks
+from solvers.answer_format import answer_config
+from solvers.judge import ANSWERS_STORE_KEY, PROMPTS_STORE_KEY
 from solvers.logprob_scoring import (
     DEFAULT_MIN_MASS,
     LOGPROBS_STORE_KEY,
+    LogprobRating,
     RatingScoring,
     rating_details,
     stored_rating,
 )
-from solvers.score_parsing import parse_rating, parse_verdict, parse_yes_no
+from solvers.score_parsing import VERDICT, YES_NO, AnswerFormat, AnswerShape, read_answer
 
 Paradigm = Literal["single", "pairwise", "reference"]
 
-EXPLANATION_CHECKER_ROLE = "explanation_checker"
+EXPLANATION_YES_NOER_ROLE = "explanation_checker"
 """Model role that, when bound, checks whether an explanation names the error its verdict ignored."""
 
 GOLD_POSITION = {"gold_first": "A", "gold_second": "B"}
@@ -75,37 +80,61 @@ def judgments(
     answers: Mapping[str, str],
     scale: int,
     invariant: bool,
-    ratings: Mapping[str, float | None] | None = None,
+    logprob_ratings: Mapping[str, LogprobRating] | None = None,
+    prompts: Mapping[str, str] | None = None,
+    answer_format: AnswerFormat = "text",
 ) -> tuple[dict[str, float], dict[str, Any]]:
     """Per-item score values and the parsed details, for one paradigm.
 
-    ``ratings``, when given, are the single or reference ratings already read (from log-probabilities);
-    otherwise they are parsed from ``answers``. ``parsed["rated_equal"]`` names the judgments in which the
-    judge rated the perturbed answer as good as the gold one (paper 5.3): equal scores, a pairwise tie, or
-    the top score against the reference.
+    ``logprob_ratings``, when given, are the single or reference ratings read from log-probabilities: the scores
+    are their expected ratings and the failure is its probability under the judge's rating distributions
+    (:func:`single_failure_probability`, :func:`reference_failure_probability`), since the failure rules are
+    defined on discrete scores. Otherwise the ratings are read from ``answers``, each against its prompt in
+    ``prompts`` (and, with
+    ``answer_format="json"``, from its JSON field first; ``json_fallbacks`` counts the answers read as text).
+    ``parsed["rated_equal"]`` names the judgments in which the judge rated the perturbed answer as good as the
+    gold one (paper 5.3): equal scores, a pairwise tie, or the top score against the reference.
     """
+    fallbacks: list[bool] = []
+
+    def read(name: str, shape: AnswerShape) -> Any:
+        reading = read_answer(answers.get(name, ""), shape, (prompts or {}).get(name), answer_format)
+        fallbacks.append(reading.json_fallback)
+        return reading.value
 
     def rating(name: str) -> float | None:
-        return ratings.get(name) if ratings is not None else parse_rating(answers.get(name, ""), 1, scale)
+        if logprob_ratings is None:
+            return read(name, AnswerShape("rating", 1, scale))
+        return logprob_ratings[name].score if name in logprob_ratings else None
+
+    def distribution(name: str) -> dict[int, float] | None:
+        found = (logprob_ratings or {}).get(name)
+        return None if found is None or found.failed else found.probabilities
 
     if paradigm == "single":
         gold, perturbed = (rating(name) for name in ("gold", "perturbed"))
-        value = {
-            "gold_score": _nan_if_none(gold),
-            "perturbed_score": _nan_if_none(perturbed),
-            "failure": single_failure(gold, perturbed, invariant),
-        }
+        failure = (
+            single_failure(gold, perturbed, invariant)
+            if logprob_ratings is None
+            else single_failure_probability(distribution("gold"), distribution("perturbed"), invariant)
+        )
+        value = {"gold_score": _nan_if_none(gold), "perturbed_score": _nan_if_none(perturbed), "failure": failure}
         parsed: dict[str, Any] = {"gold": gold, "perturbed": perturbed}
         unparsed = [name for name in ("gold", "perturbed") if parsed[name] is None]
         rated_equal = ["perturbed"] if gold is not None and perturbed == gold else []
     elif paradigm == "reference":
         perturbed = rating("perturbed")
-        value = {"perturbed_score": _nan_if_none(perturbed), "failure": reference_failure(perturbed, scale, invariant)}
+        failure = (
+            reference_failure(perturbed, scale, invariant)
+            if logprob_ratings is None
+            else reference_failure_probability(distribution("perturbed"), scale, invariant)
+        )
+        value = {"perturbed_score": _nan_if_none(perturbed), "failure": failure}
         parsed = {"perturbed": perturbed}
         unparsed = ["perturbed"] if perturbed is None else []
         rated_equal = ["perturbed"] if perturbed is not None and perturbed >= scale else []
     else:
-        verdicts = {name: parse_verdict(answers.get(name, "")) for name in GOLD_POSITION}
+        verdicts = {name: read(name, VERDICT) for name in GOLD_POSITION}
         choices = {name: chosen_answer(verdicts[name], position) for name, position in GOLD_POSITION.items()}
         outcome = pairwise_outcome(choices["gold_first"], choices["gold_second"])
         value = {"failure": pairwise_item_failure(outcome, invariant)}
@@ -116,6 +145,8 @@ def judgments(
         unparsed = [name for name in GOLD_POSITION if verdicts[name] is None]
         rated_equal = [name for name in GOLD_POSITION if verdicts[name] == "tie"]
     value["parse_failures"] = float(len(unparsed))
+    if answer_format == "json":
+        value[JSON_FALLBACKS] = float(sum(fallbacks))
     parsed["unparsed"] = unparsed
     parsed["rated_equal"] = rated_equal
     return value, parsed
@@ -169,6 +200,7 @@ def blind_spot_judgments(
     check_prompt: CheckPrompt | None = None,
     scoring: RatingScoring = "sample",
     min_mass: float = DEFAULT_MIN_MASS,
+    answer_format: AnswerFormat = "text",
 ) -> Scorer:
     """Parse the judge's answers for one item into failure flags (NaN where unparsable).
 
@@ -180,8 +212,12 @@ def blind_spot_judgments(
     model role bound, the explanation of every judgment that rated a perturbed answer as good as the gold
     one is shown to that model, with the answers as the judge saw them and the flawed one named; it says
     whether the explanation still points out a problem in the flawed answer.
+
+    Answers are read against the prompts the solver stored; ``answer_format="json"`` reads JSON answers (the
+    checker's too) by their field first.
     """
-    check_config = GenerateConfig(temperature=0.0)
+    register_warning_hook()
+    check_config = GenerateConfig(temperature=0.0).merge(answer_config(YES_NO, answer_format))
 
     async def score(state: TaskState, target: Target) -> Score:
         invariant = bool(state.metadata["invariant"])
@@ -192,23 +228,27 @@ def blind_spot_judgments(
             logprob_ratings = {
                 name: stored_rating(entry, 1, scale, min_mass=min_mass) for name, entry in stored.items()
             }
-            ratings = {name: rating.score for name, rating in logprob_ratings.items()}
-            value, parsed = judgments(paradigm, answers, scale, invariant, ratings)
+            value, parsed = judgments(paradigm, answers, scale, invariant, logprob_ratings)
             value.update({f"mass_{name}": rating.mass for name, rating in logprob_ratings.items()})
         else:
             answers = state.store.get(ANSWERS_STORE_KEY) or {}
-            value, parsed = judgments(paradigm, answers, scale, invariant)
+            prompts = state.store.get(PROMPTS_STORE_KEY) or {}
+            value, parsed = judgments(paradigm, answers, scale, invariant, None, prompts, answer_format)
         checks: dict[str, bool | None] = {}
-        if check_prompt and not invariant and EXPLANATION_CHECKER_ROLE in model_roles():
-            checker = get_model(role=EXPLANATION_CHECKER_ROLE)
-            prompts = explanation_checks(paradigm, parsed, state.metadata, answers, check_prompt)
+        if check_prompt and not invariant and EXPLANATION_YES_NOER_ROLE in model_roles():
+            checker = get_model(role=EXPLANATION_YES_NOER_ROLE)
+            check_prompts = explanation_checks(paradigm, parsed, state.metadata, answers, check_prompt)
             outputs = await asyncio.gather(
-                *(checker.generate(prompt, config=check_config) for prompt in prompts.values())
+                *(checker.generate(prompt, config=check_config) for prompt in check_prompts.values())
             )
-            checks = {name: parse_yes_no(output.completion) for name, output in zip(prompts, outputs)}
+            checks = {
+                name: read_answer(output.completion, YES_NO, check_prompts[name], answer_format).value
+                for name, output in zip(check_prompts, outputs)
+            }
             value.update(explanation_counts(checks))
         else:
             value.update(dict.fromkeys(EXPLANATION_KEYS, math.nan))
+        read = [None if name in parsed["unparsed"] else True for name in answers]
         return Score(
             value=value,
             answer=state.output.completion,
@@ -216,6 +256,7 @@ def blind_spot_judgments(
                 "scoring": scoring,
                 "answers": answers,
                 "parsed": parsed,
+                **unparsed_record(list(answers.values()), read),
                 "explanation_checks": checks,
                 **({"logprobs": {n: rating_details(r) for n, r in logprob_ratings.items()}} if logprob_ratings else {}),
             },
@@ -268,6 +309,7 @@ def blind_spot_metrics(paradigm: Paradigm, samples: Iterable[tuple[Mapping[str, 
             counts["verdicts_first"], counts["verdicts_second"], counts["verdicts_tie"]
         )
     metrics.update(_explanation_metrics(items))
+    metrics.update(json_fallbacks(value for _, value in items))
     metrics["parse_failures"] = _total([as_float(value.get("parse_failures")) for _, value in items])
     return headlines_first(metrics, HEADLINES)
 

@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+JSON_FALLBACKS = "json_fallbacks"
+"""Score-value and metric key (``answer_format=json``): answers that were not the asked JSON object and were read
+by the text rules instead."""
+
+JSON_ONLY_METRICS = (JSON_FALLBACKS,)
+"""Metrics an inspect run reports only with ``answer_format=json``; lm-eval lists every metric of a task in its YAML
+file, so there they are NaN under ``answer_format=text``."""
 
 
 def as_float(value: object) -> float:
@@ -14,3 +23,11 @@ def as_float(value: object) -> float:
 def headlines_first(metrics: Mapping[str, float], headlines: Sequence[str]) -> dict[str, float]:
     """The same metrics with ``headlines`` (those present) first: inspect's results table follows the dict's order."""
     return {**{name: metrics[name] for name in headlines if name in metrics}, **metrics}
+
+
+def json_fallbacks(values: Iterable[Any]) -> dict[str, float]:
+    """``{"json_fallbacks": total}`` over the score values that count them (``answer_format=json``), else nothing."""
+    counted = [
+        as_float(value[JSON_FALLBACKS]) for value in values if isinstance(value, Mapping) and JSON_FALLBACKS in value
+    ]
+    return {JSON_FALLBACKS: float(sum(count for count in counted if not math.isnan(count)))} if counted else {}

@@ -9,8 +9,10 @@ from inspect_ai.model import GenerateConfig, ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from judge_data import OptionError
-from solvers.judge import ANSWERS_STORE_KEY, ask_prompts
+from solvers.answer_format import answer_config, json_request
+from solvers.judge import ANSWERS_STORE_KEY, PROMPTS_STORE_KEY, ask_prompts
 from solvers.logprob_scoring import RatingScoring, ask_logprobs, max_tokens_for
+from solvers.score_parsing import AnswerFormat, AnswerShape
 
 
 @dataclass(frozen=True)
@@ -33,7 +35,11 @@ class JudgePrompt:
     low: int = 1
     high: int = 5
 
-    def render(self, criterion: Criterion, text: str, context: str | None) -> str:
+    @property
+    def shape(self) -> AnswerShape:
+        return AnswerShape("rating", self.low, self.high)
+
+    def render(self, criterion: Criterion, text: str, context: str | None, answer_format: AnswerFormat = "text") -> str:
         """The full prompt; shared parts (task, context) first, varying parts (criterion, text) last."""
         parts = [self.task]
         if context:
@@ -45,10 +51,13 @@ class JudgePrompt:
         )
         parts.append(f"### Evaluation steps\n{numbered}")
         parts.append(f"### {self.text_label}\n{text}")
-        parts.append(
-            f"Reply with the {criterion.title} score only: one number from {self.low} to {self.high}.\n"
-            f"{criterion.title} score:"
-        )
+        if answer_format == "json":
+            parts.append(json_request(self.shape))
+        else:
+            parts.append(
+                f"Reply with the {criterion.title} score only: one number from {self.low} to {self.high}.\n"
+                f"{criterion.title} score:"
+            )
         return "\n\n".join(parts)
 
 
@@ -59,23 +68,26 @@ def rate_criteria(
     repeats: int = 5,
     temperature: float | None = 0.0,
     scoring: RatingScoring = "sample",
+    answer_format: AnswerFormat = "text",
 ) -> Solver:
     """Rate the sample's text (metadata ``response``, with optional ``context``) on every criterion.
 
     Each criterion is asked in its own prompt; the judged text is always shown alone, never beside
     another variant. The raw answers (``repeats`` per criterion), or with ``scoring="logprobs"`` one
     short answer per criterion with its top log-probabilities, go to the sample store under
-    ``judge_answers`` with the score range; reading them is the scorer's job.
+    ``judge_answers`` with the score range, and the prompts under ``judge_prompts``; reading them is the
+    scorer's job. ``answer_format="json"`` asks for a JSON object and passes its schema to the provider.
     """
     if repeats < 1:
         raise OptionError(f"repeats must be at least 1, got {repeats}")
-    config = GenerateConfig(temperature=temperature)
+    config = GenerateConfig(temperature=temperature).merge(answer_config(prompt.shape, answer_format))
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         model = get_model()
         text = state.metadata["response"]
         context = state.metadata.get("context")
-        prompts = {criterion.name: prompt.render(criterion, text, context) for criterion in criteria}
+        prompts = {criterion.name: prompt.render(criterion, text, context, answer_format) for criterion in criteria}
+        state.store.set(PROMPTS_STORE_KEY, prompts)
         if scoring == "logprobs":
             stored = await ask_logprobs(model, prompts, max_tokens_for(prompt.high), config)
             state.store.set(

@@ -20,6 +20,10 @@ ANSWERS_STORE_KEY = "judge_answers"
 SAMPLES_STORE_KEY = "judge_samples"
 """Where :func:`sample_prompts` leaves ``{prompt name: [raw answers]}``."""
 
+PROMPTS_STORE_KEY = "judge_prompts"
+"""Where every judge solver leaves ``{prompt name: the prompt the judge answered}``: the parsers compare an answer
+with its prompt to tell copied instructions from the judge's own statements."""
+
 
 async def sample_answers(model: Model, prompt: str, repeats: int, config: GenerateConfig) -> list[str]:
     """``repeats`` answers to one prompt, asking for them as choices of one call where the provider allows.
@@ -39,13 +43,20 @@ async def sample_answers(model: Model, prompt: str, repeats: int, config: Genera
 
 
 async def ask_prompts(
-    model: Model, prompts: Mapping[str, str], repeats: int, config: GenerateConfig
+    model: Model,
+    prompts: Mapping[str, str],
+    repeats: int,
+    config: GenerateConfig,
+    configs: Mapping[str, GenerateConfig] | None = None,
 ) -> dict[str, list[str]]:
-    """``repeats`` answers to each named prompt, the prompts asked concurrently."""
+    """``repeats`` answers to each named prompt, the prompts asked concurrently (``configs``: settings per name)."""
     if repeats < 1:
         raise OptionError(f"repeats must be at least 1, got {repeats}")
     answer_lists = await asyncio.gather(
-        *(sample_answers(model, prompt, repeats, config) for prompt in prompts.values())
+        *(
+            sample_answers(model, prompt, repeats, config.merge((configs or {}).get(name, GenerateConfig())))
+            for name, prompt in prompts.items()
+        )
     )
     return dict(zip(prompts, answer_lists))
 
@@ -56,17 +67,23 @@ def _transcript(model: Model, answers: Mapping[str, list[str]]) -> ModelOutput:
 
 
 @solver
-def answer_prompts(prompts: Callable[[TaskState], Mapping[str, str]], temperature: float | None = 0.0) -> Solver:
-    """Send each named prompt of the sample to the judge once (concurrently); store the answers.
+def answer_prompts(
+    prompts: Callable[[TaskState], Mapping[str, str]],
+    temperature: float | None = 0.0,
+    config: GenerateConfig | None = None,
+) -> Solver:
+    """Send each named prompt of the sample to the judge once (concurrently); store the answers and the prompts.
 
     Used where one sample needs several independent judgments: the gold and the perturbed answer rated
-    separately, or a pair judged in both orders.
+    separately, or a pair judged in both orders. ``config`` adds generation settings (a response schema).
     """
-    config = GenerateConfig(temperature=temperature)
+    config = GenerateConfig(temperature=temperature).merge(config or GenerateConfig())
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         model = get_model()
-        answers = await ask_prompts(model, dict(prompts(state)), 1, config)
+        asked = dict(prompts(state))
+        answers = await ask_prompts(model, asked, 1, config)
+        state.store.set(PROMPTS_STORE_KEY, asked)
         state.store.set(ANSWERS_STORE_KEY, {name: texts[0] for name, texts in answers.items()})
         state.output = _transcript(model, answers)
         return state
@@ -76,16 +93,24 @@ def answer_prompts(prompts: Callable[[TaskState], Mapping[str, str]], temperatur
 
 @solver
 def sample_prompts(
-    prompts: Callable[[TaskState], Mapping[str, str]], repeats: int = 1, temperature: float | None = 0.0
+    prompts: Callable[[TaskState], Mapping[str, str]],
+    repeats: int = 1,
+    temperature: float | None = 0.0,
+    configs: Mapping[str, GenerateConfig] | None = None,
 ) -> Solver:
-    """Ask each named prompt of the sample ``repeats`` times (as choices of one call where the provider allows)."""
+    """Ask each named prompt of the sample ``repeats`` times (as choices of one call where the provider allows).
+
+    ``configs`` adds generation settings per prompt name (a response schema).
+    """
     if repeats < 1:
         raise OptionError(f"repeats must be at least 1, got {repeats}")
     config = GenerateConfig(temperature=temperature)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         model = get_model()
-        answers = await ask_prompts(model, dict(prompts(state)), repeats, config)
+        asked = dict(prompts(state))
+        answers = await ask_prompts(model, asked, repeats, config, configs)
+        state.store.set(PROMPTS_STORE_KEY, asked)
         state.store.set(SAMPLES_STORE_KEY, answers)
         state.output = _transcript(model, answers)
         return state

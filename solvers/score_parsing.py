@@ -1,4 +1,4 @@
-"""Reading ratings, pairwise verdicts and yes/no checks out of a judge's free-text answer.
+"""Reading ratings, pairwise verdicts and yes/no checks out of a judge's answer.
 
 Judges reason before and after their answer, quote the judged text (numbers, dates, "rated PG-13",
 "3 of 4 steps") and sometimes echo the prompt's instructions, so neither the last number nor the last
@@ -6,44 +6,66 @@ keyword is a safe rule. The answer is cut into tokens (numbers, words, single ma
 pass, and rules that look only a few tokens around each token read it, so every answer is parsed in
 linear time. The rules are tried in order; the first that finds an answer decides. Within a rule the
 last statement wins: prompts ask the judge to end with its answer, and a judge that revises itself
-("I first thought 3 ... Score: 4") states its final answer last.
+("I first thought 3 ... Score: 4") states its final answer last. The rules were designed on the answers
+real judges wrote (``tests/data/judge_answers/``), not on a hand-made table.
+
+**Echoes.** The parsers take the prompt the judge answered. A passage of the answer that stands word for
+word in one place of the prompt (4 tokens or more) is an echo of the instructions when it holds two
+different answer values (``[[A]] if answer A is better, [[B]] if ...``, ``from 1 to 10``, ``Output (a) or
+Output (b)``) or a placeholder (``[[n]]``, ``[[rating]]``): instructions list options, an answer states
+one. A copied passage with one value is the judge's answer in the prompt's words (``Final verdict: [[C]]
+for a tie``, ``Rating: [[8]]``) and is read. Without the prompt, and for instructions the judge rephrased,
+a sentence holding a placeholder, or several different bracketed answers one of which is followed by
+``if``, is an echo.
 
 Ratings (``parse_rating``):
 
-1. ``[[4]]``, the form the FBI prompts ask for.
+1. ``[[4]]``, the form the FBI and MT-Bench prompts ask for, quoted or not (``"Rating: [[8]]"``).
 2. The judge's score statement: ``Score: 4``, ``**Coherence score:** 4``, ``Coherence: 4`` opening a
-   line, ``the score is 4``, ``I give it a 4``, ``this one gets a 3``, ``it's a 4``, ``Rating: 4/5``.
-   The number must close the statement (``gets 2 facts wrong``, ``a score of 5 would require ...``
-   are not scores).
+   line, ``the score is 4``, ``my rating is 4``, ``I give it a 4``, ``I would assign a score of 5 to this
+   answer``, ``I would rate the assistant's answer as a [9]``, ``this one gets a 3``, ``it's a 4``,
+   ``Rating: 4/5``. The score word reaches its number over at most 4 words besides articles, and the
+   number must close the statement (``gets 2 facts wrong``, ``a score of 5 would require ...`` are not
+   scores).
 3. A fraction on the scale: ``4/5``, ``4 out of 5``.
 4. A bare number: a line that is only a number (``4``, ``4.``, ``**4**``), or the number that opens
    the answer (``4 - the summary ...``) or closes it (``... topics. 2``).
 
-Never counted: echoes of the prompt's instructions (sentences with ``[[n]]``, ``where n is``,
-``[[A]] if ...``, ``reply with``), scale ranges (``1-5``, ``from 1 (worst) to 5 (best)``), numbers
-inside a token (``PG-13``, ``3rd``, ``2019-03-04``, ``10:30``, ``85%``), quoted passages, numbered
-list and rubric markers, and off-scale values: outside ``low``-``high``, negative, or over a
-denominator other than ``high`` (``3 out of 10 key points``; ``Score: 5/10`` on a 1-5 scale).
-An off-scale value is skipped like any other mention, so it neither wins its rule nor blocks a
+Never counted: echoes (above), scale ranges (``1-5``, ``from 1 (worst) to 5 (best)``), numbers inside a
+token (``PG-13``, ``3rd``, ``2019-03-04``, ``10:30``, ``85%``), quoted passages (three or more words
+between double quotes), numbered list and rubric markers, and off-scale values: outside ``low``-``high``,
+negative, or over a denominator other than ``high`` (``3 out of 10 key points``; ``Score: 5/10`` on a 1-5
+scale). An off-scale value is skipped like any other mention, so it neither wins its rule nor blocks a
 later one.
 
-Verdicts (``parse_verdict``): 1. ``[[A]]``, ``[[B]]``, ``[[C]]`` (C is a tie); 2. a verdict statement
-(``Verdict: B``, ``My verdict: a clear win for B``, ``The better answer is B``); 3. a bare ``A``, ``B``,
-``C`` or ``tie``; 4. a preference or tie statement (``Response A is clearly better``, ``I prefer B``,
-``It's a tie``); negated (``It is not a tie``) and conditional (``if answer A is better``) ones do
-not count.
+Verdicts (``parse_verdict``), an answer named ``A``/``B``, ``(a)``/``(b)`` (``Output (a)``) or ``1``/``2``
+after ``answer``, ``response``, ``output`` ... (``Response 2``), the first shown being A:
+
+1. ``[[A]]``, ``[[B]]``, ``[[C]]`` (C is a tie), and Arena-Hard's ``[[A>>B]]``, ``[[A>B]]``, ``[[A=B]]``
+   (a tie), ``[[B>A]]``, ``[[B>>A]]``;
+2. a verdict statement (``Verdict: B``, ``My verdict: a clear win for B``, ``The better answer is B``,
+   ``The final decision is Response 1``);
+3. an answer that is only a verdict (``B``, ``tie``, ``Output (b)``, ``Response 2``);
+4. a preference or tie statement (``Output (a) is better``, ``I prefer B``, ``It's a tie``); negated (``It
+   is not a tie``), conditional (``if answer A is better``) and ``more`` comparisons (``Output (b) is more
+   verbose``: a fault as often as a merit) do not count;
+5. a first or last line that names one answer and nothing else but an aside in parentheses (``Output (a)
+   (as it follows the instruction)``); a line ending in ``:`` is a heading.
 
 Yes/no (``parse_yes_no``): ``[[YES]]`` / ``[[NO]]``, else a yes or no that opens the answer.
 
 Anything else is *unparsable* (``None``): the caller counts it and leaves it out; it is never
-replaced by a default.
+replaced by a default. :func:`read_answer` reads an answer of either answer format: a ``json`` answer by
+its field, falling back to these rules (and saying so) when it is not the asked JSON object.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Iterator
-from typing import Literal, NamedTuple
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, NamedTuple
 
 _TOKEN = re.compile(r"[0-9]+(?:\.[0-9]+)?|[^\W\d_]+|\S")
 """A number, a run of letters, or any other single non-space character."""
@@ -100,7 +122,8 @@ def _tokenise(answer: str) -> list[_Token]:
 
 
 def _mark_quotes(tokens: list[_Token]) -> list[_Token]:
-    """Flag tokens inside a quoted passage (a pair of double quotes on one line around 3+ tokens)."""
+    """Flag tokens inside a quoted passage: a pair of double quotes on one line around 3+ words or numbers
+    (``"[7]"`` quotes no passage)."""
     quoted: set[int] = set()
     opening: int | None = None
     for index, token in enumerate(tokens):
@@ -111,67 +134,186 @@ def _mark_quotes(tokens: list[_Token]) -> list[_Token]:
         if opening is None:
             opening = index
             continue
-        if index - opening > 3:
+        if sum(tokens[inside].is_word or tokens[inside].is_number for inside in range(opening + 1, index)) >= 3:
             quoted.update(range(opening + 1, index))
         opening = None
     return [token._replace(quoted=True) if index in quoted else token for index, token in enumerate(tokens)]
 
 
-_BRACKET_MEANING = frozenset({"if", "when", "means", "indicates", "stands", "="})
-"""Words after ``[[x]]`` that explain what it means (``[[A]] if answer A is better``): an instruction."""
 _VERDICT_LABELS = frozenset({"a", "b", "c", "tie"})
 _CHECK_LABELS = frozenset({"yes", "no"})
-_LOW_END_LABELS = frozenset({"worst", "lowest"})
 _NEGATIONS = frozenset({"not", "never", "t"})
 """``t`` is what is left of ``n't`` after tokenising."""
+_BRACKET_TOKENS = 6
+"""The most tokens a ``[[...]]`` answer holds (``[[A>>B]]`` holds four)."""
+_COMPARISON = re.compile(r"([ab])(>>|>|=|<<|<)([ab])")
+"""Arena-Hard's verdicts: ``[[A>>B]]``, ``[[A>B]]``, ``[[A=B]]``, ``[[B>A]]``, ``[[B>>A]]``."""
+_ECHO_SPAN = 4
+"""Tokens in a row that must also stand in a row in the prompt for a passage to count as copied from it."""
+_ECHO_PLACES = 16
+
+Value = float | str
+"""An answer's value: a number, ``A``, ``B``, ``tie``, ``yes``, ``no``, or :data:`PLACEHOLDER`."""
+
+PLACEHOLDER = "placeholder"
+"""What a ``[[n]]``, ``[[rating]]`` or ``[[verdict]]`` of the instructions stands for: no answer."""
 
 
-def _bracketed(tokens: list[_Token], index: int) -> _Token | None:
-    """The token inside ``[[ ... ]]`` when one opens at ``index``."""
-    if index + 4 >= len(tokens) or tokens[index].text != "[" or not _attached(tokens[index], tokens[index + 1]):
-        return None
-    inner, first, second = tokens[index + 2], tokens[index + 3], tokens[index + 4]
-    if tokens[index + 1].text == "[" and first.text == "]" == second.text and _attached(first, second):
-        return inner
+class _Bracket(NamedTuple):
+    """A ``[[...]]`` from its first ``[`` (``start``) to after its last ``]`` (``end``), and what it says."""
+
+    start: int
+    end: int
+    text: str
+    value: Value | None
+
+
+def _bracket_value(text: str) -> Value | None:
+    """The answer a bracket states: a number, a verdict (comparisons included), yes/no, else a placeholder."""
+    lower = text.lower()
+    if _NUMBER.fullmatch(text):
+        return float(text)
+    if lower in ("a", "b"):
+        return lower.upper()
+    if lower in ("c", "tie"):
+        return "tie"
+    if lower in _CHECK_LABELS:
+        return lower
+    comparison = _COMPARISON.fullmatch(lower)
+    if comparison:
+        left, sign, right = comparison.groups()
+        if left == right:
+            return None
+        if sign == "=":
+            return "tie"
+        return left.upper() if sign.startswith(">") else right.upper()
+    if text.isalpha():
+        return PLACEHOLDER
     return None
 
 
-def _echo_sentences(tokens: list[_Token]) -> set[int]:
-    """Sentences shaped like the prompt's answer instructions rather than an answer.
+_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 
-    ``[[n]]`` (a placeholder), ``where n is``, a bracketed answer followed by what it means
-    (``[[A]] if answer A is better``, ``[[C]] for a tie``), ``reply with`` and a scale whose low end
-    is labelled (``from 1 (worst) to 5 (best)``).
-    """
-    echoes: set[int] = set()
-    for index, token in enumerate(tokens):
-        following = tokens[index + 1] if index + 1 < len(tokens) else None
-        inner = _bracketed(tokens, index)
-        if inner is not None:
-            placeholder = not inner.is_number and inner.lower not in _VERDICT_LABELS | _CHECK_LABELS
-            meaning = " ".join(tokens[position].lower for position in range(index + 5, min(index + 8, len(tokens))))
-            if placeholder or meaning.split(" ")[0] in _BRACKET_MEANING or meaning.startswith(("for a tie", "for tie")):
-                echoes.add(token.sentence)
-        elif following is None:
+
+def _brackets(tokens: Sequence[_Token]) -> dict[int, _Bracket]:
+    """Every ``[[...]]`` on one line, by the index of its first ``[`` (each start looks at most a few tokens on)."""
+    found: dict[int, _Bracket] = {}
+    for index in range(len(tokens) - 4):
+        first, second = tokens[index], tokens[index + 1]
+        if first.text != "[" or second.text != "[" or not _attached(first, second):
             continue
-        elif token.lower in ("reply", "respond") and following.lower == "with":
-            echoes.add(token.sentence)
-        elif token.text == "(" and following.lower in _LOW_END_LABELS:
-            echoes.add(token.sentence)
-        elif token.lower == "where" and len(following.text) == 1 and following.is_word:
-            after = tokens[index + 2] if index + 2 < len(tokens) else None
-            if after is not None and after.lower in ("is", "="):
-                echoes.add(token.sentence)
+        for close in range(index + 3, min(index + 3 + _BRACKET_TOKENS, len(tokens) - 1)):
+            left, right = tokens[close], tokens[close + 1]
+            if left.line != first.line or left.text == "[":
+                break
+            if left.text == "]" and right.text == "]" and _attached(left, right):
+                text = "".join(token.text for token in tokens[index + 2 : close])
+                found[index] = _Bracket(index, close + 2, text, _bracket_value(text))
+                break
+    return found
+
+
+def _token_values(tokens: Sequence[_Token], brackets: Mapping[int, _Bracket]) -> dict[int, Value]:
+    """The answer values that tokens name, for telling an echo of the instructions from an answer: brackets, numbers
+    and the letters ``A`` / ``B`` (capital, or ``(a)`` / ``(b)``)."""
+    values: dict[int, Value] = {}
+    inside: set[int] = set()
+    for bracket in brackets.values():
+        if bracket.value is not None:
+            values[bracket.start] = bracket.value
+        inside.update(range(bracket.start, bracket.end))
+    for index, token in enumerate(tokens):
+        if index in inside:
+            continue
+        if token.is_number:
+            values[index] = float(token.text)
+        elif token.text in ("A", "B"):
+            values[index] = token.text
+        elif token.lower in ("a", "b") and 0 < index < len(tokens) - 1:
+            if tokens[index - 1].text == "(" and tokens[index + 1].text == ")":
+                values[index] = token.lower.upper()
+    return values
+
+
+def _copied_passages(tokens: Sequence[_Token], prompt: str) -> list[range]:
+    """Runs of the answer's tokens that stand, in the same order, in one place of the prompt.
+
+    From each answer token on, the longest run that also stands in a row in the prompt (at least
+    :data:`_ECHO_SPAN` tokens) is one passage; the next search starts after it. Two copies from different places of
+    the prompt that happen to follow each other in the answer (``Output (b) is better. Output (a) ...``) stay two
+    passages. At most :data:`_ECHO_PLACES` places of the prompt are followed per run, so the search stays linear.
+    """
+    words = [token.lower for token in _tokenise(prompt)]
+    places: dict[tuple[str, ...], list[int]] = {}
+    for start in range(len(words) - _ECHO_SPAN + 1):
+        places.setdefault(tuple(words[start : start + _ECHO_SPAN]), []).append(start)
+    lowered = [token.lower for token in tokens]
+    passages: list[range] = []
+    start = 0
+    while start <= len(tokens) - _ECHO_SPAN:
+        alive = places.get(tuple(lowered[start : start + _ECHO_SPAN]), [])[:_ECHO_PLACES]
+        if not alive:
+            start += 1
+            continue
+        length = _ECHO_SPAN
+        while start + length < len(tokens):
+            following = [p for p in alive if p + length < len(words) and words[p + length] == lowered[start + length]]
+            if not following:
+                break
+            alive, length = following, length + 1
+        passages.append(range(start, start + length))
+        start += length
+    return passages
+
+
+def _whole_brackets(passage: range, enclosing: Mapping[int, _Bracket]) -> range:
+    """A copied passage without the part of a ``[[...]]`` it cuts through: ``Rating: [[`` copied from the prompt's
+    ``Rating: [[n]]`` leaves the judge's own ``[[7]]`` whole."""
+    start, stop = passage.start, passage.stop
+    if start in enclosing and enclosing[start].start < start:
+        start = enclosing[start].end
+    if stop - 1 in enclosing and enclosing[stop - 1].end > stop:
+        stop = enclosing[stop - 1].start
+    return range(start, max(start, stop))
+
+
+def _echoes(tokens: Sequence[_Token], prompt: str | None) -> set[int]:
+    """Indices of tokens that repeat the prompt's answer instructions instead of answering.
+
+    An answer states one value; instructions list several or name a placeholder. So a passage copied from the
+    prompt (:func:`_copied_passages`) that holds two different values, or a placeholder, is an echo; a copied
+    passage holding one value (``[[C]] for a tie``, ``Rating: [[8]]``) is the judge's answer in the prompt's
+    words. Without the prompt, and for instructions the judge rephrased, a sentence holding a placeholder, or
+    several different bracketed answers one of which is followed by ``if``, is an echo.
+    """
+    brackets = _brackets(tokens)
+    values = _token_values(tokens, brackets)
+    enclosing = {index: bracket for bracket in brackets.values() for index in range(bracket.start, bracket.end)}
+    echoes: set[int] = set()
+    for copied in _copied_passages(tokens, prompt) if prompt else ():
+        passage = _whole_brackets(copied, enclosing)
+        named = {values[index] for index in passage if index in values}
+        if PLACEHOLDER in named or len(named) > 1:
+            echoes.update(passage)
+    by_sentence: dict[int, list[_Bracket]] = {}
+    for bracket in brackets.values():
+        by_sentence.setdefault(tokens[bracket.start].sentence, []).append(bracket)
+    for sentence, found in by_sentence.items():
+        named = {bracket.value for bracket in found}
+        conditional = any(bracket.end < len(tokens) and tokens[bracket.end].lower == "if" for bracket in found)
+        if PLACEHOLDER in named or (len(named) > 1 and conditional):
+            echoes.update(index for index, token in enumerate(tokens) if token.sentence == sentence)
     return echoes
 
 
 class _Answer:
-    """A judge's answer as tokens, with its echoes of the prompt's instructions left out."""
+    """A judge's answer as tokens, with its echoes of the prompt's answer instructions left out."""
 
-    def __init__(self, answer: str):
+    def __init__(self, answer: str, prompt: str | None = None):
         tokens = _tokenise(answer)
-        echoes = _echo_sentences(tokens)
-        self.tokens = [token for token in tokens if token.sentence not in echoes]
+        echoes = _echoes(tokens, prompt)
+        self.tokens = [token for index, token in enumerate(tokens) if index not in echoes]
+        self.bracket_at = _brackets(self.tokens)
 
     def at(self, index: int) -> _Token | None:
         return self.tokens[index] if 0 <= index < len(self.tokens) else None
@@ -180,12 +322,10 @@ class _Answer:
         """Whether ``not``, ``never`` or ``n't`` stands in the two tokens before ``index``."""
         return any((word := self.at(index - back)) is not None and word.lower in _NEGATIONS for back in (1, 2))
 
-    def bracketed(self) -> Iterator[_Token]:
-        """Every ``[[x]]`` answer, in order."""
-        for index in range(len(self.tokens)):
-            inner = _bracketed(self.tokens, index)
-            if inner is not None:
-                yield inner
+    def bracket_values(self) -> Iterator[Value | None]:
+        """What every ``[[...]]`` says, in order (quoted ones too: a bracketed answer is never a quotation)."""
+        for bracket in self.bracket_at.values():
+            yield bracket.value
 
     def lines(self) -> list[list[int]]:
         """Token indices line by line (lines without tokens left out)."""
@@ -233,13 +373,15 @@ _SCORE_WORDS = frozenset(
 """Words that introduce the judge's own score: ``Score: 4``, ``I give it a 4``, ``it gets a 3``."""
 _STATEMENT_REACH = 12
 _STATEMENT_WORDS = 4
-"""A score word reaches its number over at most 4 words (and 12 tokens): ``give this summary a 4``."""
+"""A score word reaches its number over at most 4 words besides articles and the like (and 12 tokens):
+``give this summary a 4``, ``rate the AI assistant's response as a "[7]"``."""
+_UNCOUNTED_WORDS = frozenset({"a", "an", "the", "this", "that", "its", "their", "s"})
 _LABEL_WORDS = 3
-_GAP_MARKS = frozenset(":=*()#'’,") | _DASHES
+_GAP_MARKS = frozenset(":=*()#'’,[\"“”") | _DASHES
 _STATEMENT_CLOSERS = frozenset(
-    {"because", "as", "since", "for", "given", "which", "and", "but", "so", "overall", "here", "due", "on"}
+    {"because", "as", "since", "for", "to", "given", "which", "and", "but", "so", "overall", "here", "due", "on"}
 )
-"""Words that may follow a score: ``4 because ...``, ``4 on a 1-5 scale``; others (``2 facts``) may not."""
+"""Words that may follow a score (``4 because ...``, ``4 on a 1-5 scale``, ``5 to this answer``); others may not."""
 _CLOSING_MARKS = frozenset(".,;!?)]*\"'’”(") | _DASHES
 _LEADING_MARKS = frozenset("*#>_`•") | _DASHES
 _TRAILING_MARKS = frozenset("*._`!")
@@ -248,8 +390,8 @@ _EMPHASIS = frozenset("*_")
 
 
 class _Rating(_Answer):
-    def __init__(self, answer: str, high: float):
-        super().__init__(answer)
+    def __init__(self, answer: str, high: float, prompt: str | None):
+        super().__init__(answer, prompt)
         self.high = high
         self.scale_ranges = self._scale_ranges()
         self.list_markers = self._list_markers()
@@ -370,7 +512,7 @@ class _Rating(_Answer):
             if token.lower in _SCORE_WORDS:
                 return not self.negated(position)
             if token.is_word:
-                words += 1
+                words += token.lower not in _UNCOUNTED_WORDS
                 if words > _STATEMENT_WORDS:
                     return False
             elif token.text not in _GAP_MARKS and position not in self.scale_ranges:
@@ -402,9 +544,8 @@ class _Rating(_Answer):
         return index
 
     def bracketed_scores(self) -> Iterator[float | None]:
-        for index in range(len(self.tokens)):
-            if _bracketed(self.tokens, index) is not None and self.tokens[index + 2].is_number:
-                yield self._on_scale(index + 2)[0]
+        for value in self.bracket_values():
+            yield value if isinstance(value, float) else None
 
     def statements(self) -> Iterator[float | None]:
         for index, token in enumerate(self.tokens):
@@ -459,9 +600,12 @@ class _Rating(_Answer):
         return None
 
 
-def parse_rating(answer: str, low: float = 1, high: float = 5) -> float | None:
-    """The judge's rating in ``answer`` on the ``low``-``high`` scale, else ``None`` (rules: module docs)."""
-    rating = _Rating(answer, high)
+def parse_rating(answer: str, low: float = 1, high: float = 5, prompt: str | None = None) -> float | None:
+    """The judge's rating in ``answer`` on the ``low``-``high`` scale, else ``None`` (rules: module docs).
+
+    ``prompt``, the prompt the judge answered, tells copies of its instructions from the judge's own statements.
+    """
+    rating = _Rating(answer, high, prompt)
     for rule in (rating.bracketed_scores, rating.statements, rating.fractions, rating.bare_numbers):
         on_scale = [value for value in rule() if value is not None and low <= value <= high]
         if on_scale:
@@ -484,7 +628,8 @@ _COPULAS = frozenset({"is", "was", "seems", "appears", "looks", "s"})
 _MODIFIERS = frozenset(
     {"clearly", "slightly", "much", "far", "significantly", "somewhat", "overall", "definitely", "the", "a", "bit"}
 )
-_BETTER = frozenset({"better", "superior", "preferable", "preferred", "stronger", "best", "winner", "more"})
+_BETTER = frozenset({"better", "superior", "preferable", "preferred", "stronger", "best", "winner"})
+"""Not ``more`` (``Output (b) is more verbose``): what follows it may be a fault as well as a merit."""
 _WORSE = frozenset({"worse", "inferior", "weaker", "less", "worst"})
 _CONDITIONS = frozenset({"if", "whether", "unless", "when", "only"})
 _TIE_COPULAS = frozenset({"is", "s", "was", "be", "it"})
@@ -492,6 +637,7 @@ _TIE_COPULAS = frozenset({"is", "s", "was", "be", "it"})
 _CHOOSING = frozenset({"prefer", "choose", "pick", "favour", "favor"})
 _IN_FAVOUR = frozenset({("win", "for"), ("victory", "for"), ("favour", "of"), ("favor", "of")})
 _EQUALLY = frozenset({"good", "bad", "strong", "weak", "helpful", "accurate", "well", "correct", "poor"})
+_BARE_MARKS = frozenset(".*[]:!`'\"")
 _LETTER_FOLLOWERS = frozenset({"is", "was", "wins", "won", "because", "since", "as", "for", "overall", "clearly"})
 """Words after a capital ``A`` that make it the answer's letter rather than the article."""
 
@@ -501,17 +647,41 @@ def _other(letter: Verdict) -> Verdict:
 
 
 class _Verdict(_Answer):
-    def letter(self, index: int) -> Verdict | None:
-        """``A`` or ``B`` at ``index`` when it names an answer (``A clear win`` opens with an article)."""
+    def __init__(self, answer: str, prompt: str | None):
+        super().__init__(answer, prompt)
+        self.named = self._named_answers()
+
+    def _named_answers(self) -> dict[int, tuple[Verdict, int]]:
+        """Where the answer names one of the two judged answers: ``{first index: (letter, index after it)}``.
+
+        ``A`` / ``B`` (``A clear win`` opens with an article), ``(a)`` / ``(b)`` (``Output (a)``), and ``1`` /
+        ``2`` right after ``answer``, ``response``, ``output`` ... (``Response 2``), the first shown being A.
+        """
+        named: dict[int, tuple[Verdict, int]] = {}
+        for index, token in enumerate(self.tokens):
+            if token.quoted:
+                continue
+            before, after = self.at(index - 1), self.at(index + 1)
+            if token.text in ("A", "B") and self._capital_names(index):
+                named[index] = (token.text, index + 1)  # type: ignore[assignment]
+            elif token.text == "(" and after is not None and after.lower in ("a", "b"):
+                close = self.at(index + 2)
+                if close is not None and close.text == ")" and _attached(token, after) and _attached(after, close):
+                    named[index] = (after.lower.upper(), index + 3)  # type: ignore[assignment]
+            elif token.text in ("1", "2") and before is not None and before.lower in _SUBJECTS:
+                joined = after is not None and _attached(token, after) and after.text not in _CLOSING_MARKS | {":"}
+                if before.line == token.line and not joined:
+                    named[index] = ("A" if token.text == "1" else "B", index + 1)
+        return named
+
+    def _capital_names(self, index: int) -> bool:
+        """Whether a capital ``A`` or ``B`` names an answer rather than opening a phrase (``A clear win``)."""
         token = self.tokens[index]
-        if token.text not in ("A", "B") or token.quoted:
-            return None
         after, before = self.at(index + 1), self.at(index - 1)
         named = before is not None and before.lower in _SUBJECTS
         if token.text == "A" and not named and after is not None and after.line == token.line and after.is_word:
-            if after.lower not in _LETTER_FOLLOWERS:
-                return None
-        return token.text  # type: ignore[return-value]
+            return after.lower in _LETTER_FOLLOWERS
+        return True
 
     def _tie_at(self, index: int) -> bool:
         """``tie`` after ``is a``, ``it's a``, ``call it a``: negated (``not a tie``) forms are left out."""
@@ -528,8 +698,8 @@ class _Verdict(_Answer):
         )
 
     def brackets(self) -> Iterator[Verdict | None]:
-        for inner in self.bracketed():
-            yield _verdict(inner.text) if inner.lower in _VERDICT_LABELS else None
+        for value in self.bracket_values():
+            yield value if value in ("A", "B", "tie") else None  # type: ignore[misc]
 
     def statements(self) -> Iterator[Verdict | None]:
         """``verdict: B``, ``the verdict is a tie``, ``my verdict: a clear win for B``, ``the better answer is B``."""
@@ -545,14 +715,42 @@ class _Verdict(_Answer):
                 if candidate.lower in ("tie", "draw", "neither") or candidate.text == "C":
                     yield "tie"
                     break
-                if (letter := self.letter(position)) is not None:
-                    yield letter
+                if position in self.named:
+                    yield self.named[position][0]
                     break
 
     def bare(self) -> Iterator[Verdict | None]:
-        content = [token for token in self.tokens if token.text not in ".*()[]"]
-        if len(content) == 1 and (content[0].text in ("A", "B", "C") or content[0].lower == "tie"):
-            yield _verdict(content[0].text)
+        """An answer that is only a verdict: ``B``, ``tie``, ``(A)``, ``Output (a)``, ``Response 2``."""
+        content = [index for index, token in enumerate(self.tokens) if token.text not in _BARE_MARKS]
+        if len(content) == 1:
+            token = self.tokens[content[0]]
+            if token.text in ("A", "B", "C") or token.lower == "tie":
+                yield _verdict(token.text)
+                return
+        if content and self.tokens[content[0]].lower in _SUBJECTS:
+            content = content[1:]
+        if content and content[0] in self.named:
+            letter, end = self.named[content[0]]
+            if all(index < end for index in content):
+                yield letter
+
+    def verdict_lines(self) -> Iterator[Verdict | None]:
+        """A first or last line that names one answer and nothing else but an aside in parentheses:
+        ``Output (a) (as it follows the instruction)``. A line ending in ``:`` is a heading, not a verdict."""
+        lines = self.lines()
+        for line in [lines[0], lines[-1]] if len(lines) > 1 else lines:
+            content = [index for index in line if self.tokens[index].text not in _BARE_MARKS - {":"}]
+            if not content or self.tokens[content[-1]].text == ":":
+                continue
+            if self.tokens[content[0]].lower in _SUBJECTS:
+                content = content[1:]
+            if not content or content[0] not in self.named:
+                continue
+            letter, end = self.named[content[0]]
+            rest = [index for index in content if index >= end]
+            aside = bool(rest) and self.tokens[rest[0]].text == "(" and self.tokens[rest[-1]].text == ")"
+            if not rest or aside:
+                yield letter
 
     def preferences(self) -> Iterator[Verdict | None]:
         """``Response A is clearly better``, ``B is worse``, ``I prefer B``, ``It's a tie``, ``equally good``."""
@@ -564,8 +762,9 @@ class _Verdict(_Answer):
                     yield "tie"
             elif token.lower == "neither" and self._compares(index + 1, index) is not None:
                 yield "tie"
-            elif (letter := self.letter(index)) is not None:
-                comparison = self._compares(index + 1, index)
+            elif index in self.named:
+                letter, end = self.named[index]
+                comparison = self._compares(end, index)
                 if comparison is not None:
                     yield letter if comparison else _other(letter)
                 elif self._chosen(index):
@@ -616,10 +815,13 @@ class _Verdict(_Answer):
         return None
 
 
-def parse_verdict(answer: str) -> Verdict | None:
-    """A pairwise verdict: ``A``, ``B`` or ``tie`` (``C`` in the bracket form means a tie), else ``None``."""
-    verdict = _Verdict(answer)
-    for rule in (verdict.brackets, verdict.statements, verdict.bare, verdict.preferences):
+def parse_verdict(answer: str, prompt: str | None = None) -> Verdict | None:
+    """A pairwise verdict: ``A``, ``B`` or ``tie`` (``C`` in the bracket form means a tie), else ``None``.
+
+    ``prompt``, the prompt the judge answered, tells copies of its instructions from the judge's own verdict.
+    """
+    verdict = _Verdict(answer, prompt)
+    for rule in (verdict.brackets, verdict.statements, verdict.bare, verdict.preferences, verdict.verdict_lines):
         found = [value for value in rule() if value is not None]
         if found:
             return found[-1]
@@ -634,13 +836,94 @@ def _verdict(token: str) -> Verdict:
 # ---- yes/no checks ----
 
 
-def parse_yes_no(answer: str) -> bool | None:
-    """``[[YES]]`` / ``[[NO]]`` (the last one), or a yes or no that opens the answer, as a boolean, else ``None``."""
-    check = _Answer(answer)
-    bracketed = [inner.lower for inner in check.bracketed() if inner.lower in _CHECK_LABELS]
+def parse_yes_no(answer: str, prompt: str | None = None) -> bool | None:
+    """``[[YES]]`` / ``[[NO]]`` (the last one), or a yes or no that opens the answer, as a boolean, else ``None``.
+
+    ``prompt``, the prompt the judge answered, tells copies of its instructions from the judge's own answer.
+    """
+    check = _Answer(answer, prompt)
+    bracketed = [value for value in check.bracket_values() if value in _CHECK_LABELS]
     if bracketed:
         return bracketed[-1] == "yes"
     opening = next((token for token in check.tokens if token.text not in _LEADING_MARKS), None)
     if opening is not None and opening.lower in _CHECK_LABELS:
         return opening.lower == "yes"
     return None
+
+
+# ---- one reader for every kind of answer, in either answer format ----
+
+AnswerFormat = Literal["text", "json"]
+ANSWER_FORMATS: tuple[AnswerFormat, ...] = ("text", "json")
+"""``text``: the papers' free-text answers, read by the rules above; ``json``: an object whose last field holds the
+answer (a provider that enforces the schema can return nothing else), read by its field."""
+
+AnswerKind = Literal["rating", "verdict", "yes_no"]
+
+JSON_FIELDS: dict[AnswerKind, str] = {"rating": "score", "verdict": "verdict", "yes_no": "answer"}
+"""The field of a JSON answer that holds the answer; ``reasoning`` comes before it."""
+
+VERDICT_VALUES = ("A", "B", "tie")
+YES_NO_VALUES = ("yes", "no")
+
+_FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class AnswerShape:
+    """What the judge was asked for: a rating on ``low``-``high``, a pairwise verdict, or yes/no."""
+
+    kind: AnswerKind
+    low: float = 1
+    high: float = 5
+
+    def parse_text(self, answer: str, prompt: str | None = None) -> float | str | bool | None:
+        if self.kind == "rating":
+            return parse_rating(answer, self.low, self.high, prompt)
+        if self.kind == "verdict":
+            return parse_verdict(answer, prompt)
+        return parse_yes_no(answer, prompt)
+
+    def parse_json(self, answer: str) -> float | str | bool | None:
+        """The answer's field when the answer is a JSON object (a code fence around it allowed) whose field holds
+        an allowed value, else ``None``."""
+        text = answer.strip()
+        fenced = _FENCE.match(text)
+        try:
+            data = json.loads(fenced.group(1) if fenced else text)
+        except ValueError:
+            return None
+        value = data.get(JSON_FIELDS[self.kind]) if isinstance(data, dict) else None
+        if self.kind == "rating":
+            number = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+            return float(number) if number is not None and self.low <= number <= self.high else None
+        if not isinstance(value, str):
+            return None
+        if self.kind == "verdict":
+            return {"a": "A", "b": "B", "tie": "tie"}.get(value.strip().lower())
+        return {"yes": True, "no": False}.get(value.strip().lower())
+
+
+VERDICT = AnswerShape("verdict")
+YES_NO = AnswerShape("yes_no")
+
+
+class Reading(NamedTuple):
+    """An answer as read: its value (``None``: unparsable) and, for ``json`` answers, whether the JSON failed and
+    the text rules read it instead."""
+
+    value: Any
+    json_fallback: bool = False
+
+
+def read_answer(
+    answer: str, shape: AnswerShape, prompt: str | None = None, answer_format: AnswerFormat = "text"
+) -> Reading:
+    """Read one answer: a ``json`` answer by its field, falling back to the text rules when it is not valid JSON
+    with an allowed value (counted by the caller through ``json_fallback``)."""
+    if answer_format == "json":
+        value = shape.parse_json(answer)
+        if value is not None:
+            return Reading(value)
+        return Reading(shape.parse_text(answer, prompt), json_fallback=True)
+    return Reading(shape.parse_text(answer, prompt))

@@ -24,7 +24,8 @@ from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageUser,
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from judge_data.human import HumanCriterion
-from solvers.judge import SAMPLES_STORE_KEY
+from solvers.answer_format import answer_config, json_request
+from solvers.judge import PROMPTS_STORE_KEY, SAMPLES_STORE_KEY
 from solvers.logprob_scoring import (
     DEFAULT_MIN_MASS,
     LOGPROBS_STORE_KEY,
@@ -33,6 +34,7 @@ from solvers.logprob_scoring import (
     rate_by_logprobs,
     stored_answer,
 )
+from solvers.score_parsing import AnswerFormat, AnswerShape
 
 Mode = Literal["step_by_step", "direct"]
 MODES: tuple[Mode, ...] = ("step_by_step", "direct")
@@ -63,18 +65,24 @@ def item_text(task_description: str, task_input: str, response: str) -> str:
     )
 
 
-def criterion_question(criterion: HumanCriterion, score_only: bool = False) -> str:
-    """One criterion: an explanation first, then the score on the last line; or, ``score_only``, the score alone."""
+def criterion_question(
+    criterion: HumanCriterion, score_only: bool = False, answer_format: AnswerFormat = "text"
+) -> str:
+    """One criterion: an explanation first, then the score on the last line; or, ``score_only``, the score alone;
+    or, ``answer_format="json"``, both as a JSON object."""
     asked = f"Criterion: {_LIST_NUMBER.sub('', criterion.title)}\n\n"
     if score_only:
         return f"{asked}Score the output on this criterion {_scale(criterion.low, criterion.high)}.\n{_SCORE_ONLY}"
+    if answer_format == "json":
+        shape = AnswerShape("rating", criterion.low, criterion.high)
+        return f"{asked}Explain whether the output meets this criterion and score it. {json_request(shape)}"
     return (
         f"{asked}In two or three sentences, explain whether the output meets this criterion. Then score it "
         f'{_scale(criterion.low, criterion.high)} on a last line of the form "Score: <number>".'
     )
 
 
-def overall_question(low: float, high: float, score_only: bool = False) -> str:
+def overall_question(low: float, high: float, score_only: bool = False, answer_format: AnswerFormat = "text") -> str:
     """The closing question of the step-by-step conversation (``score_only``: no explanation asked)."""
     checked = (
         "You have now checked the output against every criterion. With the task, the input, the output, the "
@@ -82,14 +90,19 @@ def overall_question(low: float, high: float, score_only: bool = False) -> str:
     )
     if score_only:
         return f"{checked}give the output an overall quality score {_scale(low, high)}.\n{_OVERALL_ONLY}"
+    if answer_format == "json":
+        return f"{checked}judge the overall quality of the output. {json_request(AnswerShape('rating', low, high))}"
     return (
         f"{checked}judge the overall quality of the output. Explain briefly, "
         f'then end with a line of the form "Overall score: <number>", {_scale(low, high)}.'
     )
 
 
-def direct_question(low: float, high: float) -> str:
-    """The single question of direct scoring (no criteria); it asks for the score only in both scoring modes."""
+def direct_question(low: float, high: float, answer_format: AnswerFormat = "text") -> str:
+    """The single question of direct scoring (no criteria); it asks for the score only in both scoring modes, or
+    with ``answer_format="json"`` for a JSON object."""
+    if answer_format == "json":
+        return f"Give the output an overall quality score. {json_request(AnswerShape('rating', low, high))}"
     return f"Give the output an overall quality score {_scale(low, high)}.\n{_OVERALL_ONLY}"
 
 
@@ -100,15 +113,17 @@ def scoring_turns(
     low: float,
     high: float,
     score_only: bool = False,
+    answer_format: AnswerFormat = "text",
 ) -> list[Turn]:
     """The user messages of one item, in order: one per criterion then the overall question, or the direct one.
 
-    ``score_only`` asks every step-by-step turn for the bare score (``scoring=logprobs``).
+    ``score_only`` asks every step-by-step turn for the bare score (``scoring=logprobs``); ``answer_format="json"``
+    asks every turn for a JSON object.
     """
     if mode == "direct":
-        return [(OVERALL, f"{opening}\n\n{direct_question(low, high)}")]
-    questions = [(criterion.name, criterion_question(criterion, score_only)) for criterion in criteria]
-    questions.append((OVERALL, overall_question(low, high, score_only)))
+        return [(OVERALL, f"{opening}\n\n{direct_question(low, high, answer_format)}")]
+    questions = [(c.name, criterion_question(c, score_only, answer_format)) for c in criteria]
+    questions.append((OVERALL, overall_question(low, high, score_only, answer_format)))
     first_key, first_text = questions[0]
     return [
         (
@@ -135,6 +150,8 @@ def converse(
     scoring: RatingScoring = "sample",
     scales: Mapping[str, tuple[int, int]] | None = None,
     min_mass: float = DEFAULT_MIN_MASS,
+    shapes: Mapping[str, AnswerShape] | None = None,
+    answer_format: AnswerFormat = "text",
 ) -> Solver:
     """Ask the sample's turns in one conversation, each answer appended before the next question.
 
@@ -142,7 +159,9 @@ def converse(
     kept in the history as the judge wrote them, parsable or not. With ``scoring="logprobs"`` each turn is
     one short request with top log-probabilities, read on ``scales[key]`` (``(low, high)``); the answers
     are stored under :data:`LOGPROBS_STORE_KEY` and the history gets :func:`history_answer`. The whole
-    conversation becomes the sample's messages.
+    conversation becomes the sample's messages; what the judge was asked up to each turn (the user messages) goes
+    to :data:`PROMPTS_STORE_KEY`. With ``answer_format="json"`` each turn passes the schema of its answer
+    (``shapes[key]``) to the provider.
     """
     config = GenerateConfig(temperature=temperature)
 
@@ -150,20 +169,25 @@ def converse(
         model = get_model()
         messages: list[ChatMessage] = []
         answers: dict[str, Any] = {}
+        asked: dict[str, str] = {}
         for key, text in turns(state):
             messages.append(ChatMessageUser(content=text))
+            asked[key] = "\n\n".join(message.text for message in messages if message.role == "user")
             if scoring == "logprobs":
                 low, high = (scales or {})[key]
                 rating, output = await rate_by_logprobs(model, messages, low, high, min_mass, config)
                 answers[key] = stored_answer(output)
                 answer = history_answer(rating, output.completion)
             else:
-                output = await model.generate(messages, config=config)
+                shape = (shapes or {}).get(key)
+                turn_config = config.merge(answer_config(shape, answer_format)) if shape else config
+                output = await model.generate(messages, config=turn_config)
                 answer = output.completion
                 answers[key] = [answer]
             messages.append(ChatMessageAssistant(content=answer, model=output.model))
             state.output = output
         state.messages = messages
+        state.store.set(PROMPTS_STORE_KEY, asked)
         state.store.set(LOGPROBS_STORE_KEY if scoring == "logprobs" else SAMPLES_STORE_KEY, answers)
         return state
 

@@ -15,7 +15,9 @@ from scorers.blind_spots import (
     position_rates,
     rate_with_ci,
     reference_failure,
+    reference_failure_probability,
     single_failure,
+    single_failure_probability,
 )
 from scorers.fbi import blind_spot_rates, judgments
 
@@ -185,3 +187,35 @@ def test_single_explanation_checks_only_equal_ratings():
     _, ties = judgments("pairwise", {"gold_first": "[[C]]", "gold_second": "[[B]]"}, 10, False)
     assert equal["rated_equal"] == ["perturbed"] and higher["rated_equal"] == []
     assert top["rated_equal"] == ["perturbed"] and ties["rated_equal"] == ["gold_first"]
+
+
+# ---- issue 17: failures under log-probabilities are probabilities, not comparisons of expected ratings ----
+
+
+def test_single_failure_probability_by_hand():
+    same = {9: 0.5, 10: 0.5}
+    # P(S_p < S_g) = P(g=10) P(p=9) = 0.25, so the judge fails to penalise with probability 0.75
+    assert single_failure_probability(same, same, invariant=False) == pytest.approx(0.75)
+    assert single_failure_probability(same, same, invariant=True) == pytest.approx(0.25)
+    # unnormalised distributions are renormalised: mass 0.5 on {8, 9}
+    assert single_failure_probability({9: 0.4, 10: 0.4}, {8: 0.25, 9: 0.25}, invariant=False) == pytest.approx(0.25)
+    assert math.isnan(single_failure_probability(None, same, invariant=False))
+    assert math.isnan(single_failure_probability(same, {}, invariant=False))
+
+
+def test_a_judge_whose_most_likely_rating_does_not_move_fails_as_often_as_when_sampled():
+    gold = perturbed = {7: 0.6, 6: 0.4}
+    # the old rule compared expected ratings (6.6 and 6.6); the sampled protocol draws one rating of each
+    probability = single_failure_probability(gold, perturbed, invariant=False)
+    assert probability == pytest.approx(1 - 0.6 * 0.4)
+    rng = np.random.default_rng(0)
+    draws = rng.choice([7, 6], p=[0.6, 0.4], size=(2, 200_000))
+    assert np.mean(draws[1] >= draws[0]) == pytest.approx(probability, abs=0.005)
+
+
+def test_reference_failure_probability_is_the_top_score_probability():
+    # expected 9.97 < 10 never failed before; the judge gives the top score 97 % of the time
+    assert reference_failure_probability({10: 0.97, 9: 0.03}, 10, invariant=False) == pytest.approx(0.97)
+    assert reference_failure_probability({10: 0.97, 9: 0.03}, 10, invariant=True) == pytest.approx(0.03)
+    assert reference_failure_probability({10: 0.3, 8: 0.3}, 10, invariant=False) == pytest.approx(0.5)
+    assert math.isnan(reference_failure_probability(None, 10, invariant=False))

@@ -42,7 +42,7 @@ def test_lm_eval_records_the_continuation_sum_per_response_byte(dhp_data):
     doc = docs(suite_task="dhp_storycloze_perplexity", data_dir=str(dhp_data("storycloze")), n=1)["test"][0]
     response = json.loads(doc["metadata"])["response"]
     record = collect_likelihood(doc, [(-3.0 * response_bytes(response), False)])["D_avg"]
-    assert record[-1] == -3.0
+    assert record.answers == -3.0
 
 
 def test_lm_eval_refuses_a_normalisation_it_cannot_compute(dhp_data):

@@ -79,7 +79,7 @@ def test_options_under_a_suite_or_task_name_win(dhp_data):
     assert settings["metrics"] == ["coherence", "consistency", "fluency"]
 
 
-def test_aggregation_regroups_answers_and_counts_parse_failures(dhp_data):
+def test_aggregation_regroups_answers_and_counts_parse_failures(dhp_data, caplog):
     from lm_eval_tasks.utils import agg_D_avg, agg_parse_failures, collect_answers, dhp_prompt, docs
 
     documents = docs(suite_task="dhp_storycloze", data_dir=str(dhp_data("storycloze")), n=3, perturbations="typos")
@@ -92,6 +92,9 @@ def test_aggregation_regroups_answers_and_counts_parse_failures(dhp_data):
     assert agg_parse_failures(records) == 3 * 3  # one per perturbed text and metric
     # three items, every original rated above its copy: the one-sided Wilcoxon p is 1/8 per metric
     assert agg_D_avg(records) == pytest.approx(math.log(1 / 8) / math.log(0.05))
+    # as inspect's hook does at the end of a run: the share of unparsed answers and an example
+    assert "dhp_storycloze: 9 of 36 judge answers (25%) did not parse" in caplog.text
+    assert "e.g. 'no idea'" in caplog.text
 
 
 def test_a_suite_file_is_judged_as_built(dhp_data, tmp_path):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 import re
 
 import pytest
@@ -18,6 +19,7 @@ from tests.test_adherence_integration import _ITEM, unambiguous_seed
 from tests.test_inspect_integration import (
     INSPECT,
     eval_command,
+    eval_in_process,
     metrics_of,
     originals_of,
     run_command,
@@ -183,9 +185,47 @@ def test_fbi_single_logprobs_asks_for_the_rating_only(tmp_path, fbi_data):
     assert log.eval.metadata["scoring"] == "logprobs"
     assert log.eval.metadata["prompt"] == "rating only, no explanation"
     metrics = metrics_of(log)
-    assert metrics["error_rate"] == 0.0 and metrics["parse_failures"] == 0
+    assert metrics["parse_failures"] == 0
     value = next(s for s in log.samples if not s.metadata["invariant"]).scores["blind_spot_judgments"].value
     assert value["gold_score"] == pytest.approx(9.5)
     # "1" generated, then "0" or a newline: P(10) = 0.4, P(1) = 0.4, P(3) = 0.2
     assert value["perturbed_score"] == pytest.approx((10 * 0.4 + 1 * 0.4 + 3 * 0.2) / 1.0)
     assert value["mass_perturbed"] == pytest.approx(1.0)
+    # the expected ratings 9.5 > 5.0 would say "penalised"; the failure is its probability under the judge's
+    # distributions: P(S_perturbed >= S_gold) = P(perturbed 10) = 0.4 for every perturbed item
+    assert value["failure"] == pytest.approx(0.4) and metrics["error_rate"] == pytest.approx(0.4)
+
+
+GOLD_RATINGS = {9: 0.5, 10: 0.5}
+PERTURBED_RATINGS = {10: 0.4, 2: 0.4, 3: 0.2}
+"""The stand-in judge's rating distributions in the next test: P(S_perturbed >= S_gold) = 0.4."""
+
+
+def test_fbi_logprob_failure_is_the_sampled_failure_rate_in_expectation(tmp_path, fbi_data):
+    items = load_fbi_items(fbi_data, categories=["entity", "spelling", "copying_numbers"], per_category=4).items
+    golds = {item.gold for item in items}
+    answer = re.compile(r"\[Answer\]\n(.*?)\n\n(?:Reply with the rating only|First explain)", re.DOTALL)
+    options = (f"data_dir={fbi_data}", "categories=entity,spelling,copying_numbers", "per_category=4")
+
+    def distribution(prompt: str) -> dict[int, float]:
+        return GOLD_RATINGS if answer.search(prompt).group(1) in golds else PERTURBED_RATINGS
+
+    def positions(prompt: str) -> Positions:
+        return [[(str(rating), p) for rating, p in distribution(prompt).items()], [("\n", 1.0)]]
+
+    draws = random.Random(0)
+
+    def sampled(prompt: str) -> str:
+        ratings = distribution(prompt)
+        return f"Rating: [[{draws.choices(list(ratings), weights=list(ratings.values()))[0]}]]"
+
+    logprobs, _ = eval_in_process("fbi_tasks/single", constant("unused"), tmp_path / "logprobs", *options,
+                                  "scoring=logprobs", top_logprobs=positions)  # fmt: skip
+    sampled_log, calls = eval_in_process(
+        "fbi_tasks/single", sampled, tmp_path / "sampled", *options, epochs=40, max_connections=1
+    )
+    expected, observed = metrics_of(logprobs)["error_rate"], metrics_of(sampled_log)["error_rate"]
+    assert expected == pytest.approx(0.4)
+    assert len(calls) == 40 * 2 * len(items)
+    # 40 epochs x 12 items: the sampled rate's standard error is about 0.02
+    assert observed == pytest.approx(expected, abs=0.06)

@@ -17,7 +17,7 @@ import yaml
 
 from judge_report.exports import lm_eval_results, model_card_metadata
 from judge_report.runs import Run
-from judge_report.tables import build_report, sort_rows
+from judge_report.tables import Cell, Table, build_report, sort_rows
 from tests.cli import BIN, INSPECT, run_cli, task_options
 from tests.conftest import data_folder
 from tests.fake_judge import by_temperature, constant, knows_gold, knows_originals, serve
@@ -311,7 +311,7 @@ def test_parse_failures_flag_the_cell_and_show_in_the_text():
     # 3 of 10 items x 2 answers = 15 % > 10 %; 1 of 20 = 5 %
     assert cells["openai/a"].parse_failure_rate == pytest.approx(0.15) and cells["openai/a"].flagged
     assert not cells["openai/b"].flagged
-    assert cells["openai/a"].text() == "0.250 [0.150, 0.350] ⚠"
+    assert cells["openai/a"].text() == "0.250 [0.150, 0.350] ⚠ 15% unparsed (3 of 20)"
 
 
 def test_exports_use_huggingface_hub_model_index():
@@ -384,3 +384,54 @@ def test_lm_eval_explanation_check_is_reported_under_the_judge_not_the_checker(t
     (checked,) = [run for run in read_runs([check_run])[0] if run.task == "fbi_explanations"]
     assert checked.judge == "local-chat-completions (model=checker)"
     assert "listed under the checker" in checked.notes[0]
+
+
+def adherence_run(dataset: str, criteria: dict[str, tuple[str, float, int]], setting: str = "rubric") -> Run:
+    """An adherence run whose criteria are ``{name: (group, pearson, expected sign)}``."""
+    groups: dict[str, list[float]] = {}
+    for group, value, sign in criteria.values():
+        groups.setdefault(group, []).append(sign * value)
+    return Run(
+        location=f"{dataset}-{setting}.eval",
+        harness="inspect",
+        task=f"adherence_{dataset}_{setting}",
+        task_version="3",
+        model="openai/a",
+        model_args={},
+        metadata={
+            "setting": setting,
+            "n_items": 10,
+            "source": "data",
+            "criteria": {name: {"group": group, "expected_sign": sign} for name, (group, _, sign) in criteria.items()},
+        },
+        task_args={},
+        metrics={
+            "pearson": 0.0,
+            **{f"pearson/{name}": value for name, (_, value, _) in criteria.items()},
+            **{f"pearson/group/{group}": sum(values) / len(values) for group, values in groups.items()},
+            "parse_failures": 0.0,
+        },
+        samples=10,
+        created="2026-01-01",
+    )
+
+
+def test_group_table_pools_every_dataset_and_keeps_each():
+    summeval = adherence_run("summeval", {"coherence": ("Content", 0.5, 1), "fluency": ("Integrity", 0.4, 1)})
+    hanna = adherence_run("hanna", {"relevance": ("Content", 0.1, 1), "complexity": ("Content", -0.3, -1)})
+    report = build_report([summeval, hanna])
+    groups = next(table for table in report.paper_tables if table.name == "adherence_groups")
+    cells = {row[1]: groups.cells[(row, "rubric")] for row in groups.rows}
+    # before: one (judge, group) cell, HANNA's 0.10 silently replacing SummEval's 0.50
+    assert cells["summeval/Content"].value == 0.5 and cells["hanna/Content"].value == pytest.approx((0.1 + 0.3) / 2)
+    pooled = cells["all datasets/Content"]
+    assert pooled.value == pytest.approx((0.5 + 0.1 + 0.3) / 3) and pooled.pooled == 3
+    assert pooled.text() == "0.300 (n=3)"
+    assert cells["all datasets/Integrity"].value == 0.4
+
+
+def test_a_cell_takes_one_value():
+    table = Table("t", "T", ["judge"])
+    table.put(("a",), "x", Cell(1.0, None, 0.0, False, "one.eval"))
+    with pytest.raises(ValueError, match="already holds the value of one.eval; two.eval would replace it"):
+        table.put(("a",), "x", Cell(2.0, None, 0.0, False, "two.eval"))

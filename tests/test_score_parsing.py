@@ -343,3 +343,94 @@ def test_yes_no_forms():
     assert parse_yes_no("**Yes.** The explanation names the wrong unit.") is True
     assert parse_yes_no("Reply with [[YES]] if it points out a problem, or [[NO]] if it does not.") is None
     assert parse_yes_no("It names no problem. [[YES]] would be wrong, so: [[NO]]") is False
+
+
+# ---- issue 16: statements real judges write, read against the prompt they answered ----
+
+PAIR_PROMPT = (
+    "Compare the two answers. First explain your comparison in a few sentences. Then end with your verdict: [[A]] if "
+    "answer A is better, [[B]] if answer B is better, or [[C]] for a tie."
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("Both are wrong.\n\nFinal verdict: [[C]] for a tie, as both assistants failed.", "tie"),
+        ("[[C]] for a tie.", "tie"),
+        ("The verdict is [[C]] for a tie, as both equally missed it. Both Assistant A and B are wrong.", "tie"),
+        ("My final verdict is: [[A=B]]", "tie"),
+        ("My final verdict is tie: [[A=B]]", "tie"),
+        ("Assistant B is slightly better: [[B>A]]", "B"),
+        ("My final verdict is: [[A>>B]]", "A"),
+        ("[[B>>A]]", "B"),
+        ("Output (a) is better.", "A"),
+        ("Therefore, Output (b) is better than Output (a).", "B"),
+        ("Output (a) (as it follows the instruction)", "A"),
+        ("Output (b)", "B"),
+        ("Response 2", "B"),
+        ("The final decision is Response 1.", "A"),
+        ("Output (a) is better. Output (b) is more verbose and less precise.", "A"),
+        ("Output (b) is better. Output (a) contains the word 'them'.", "B"),
+        ("I first thought [[A]] but on reflection [[B]]", "B"),
+    ],
+)
+def test_verdict_statements_of_real_judges(answer, expected):
+    assert parse_verdict(answer, PAIR_PROMPT) == expected
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        PAIR_PROMPT,
+        "As asked: [[A]] if answer A is better, [[B]] if answer B is better, or [[C]] for a tie.",
+        "[[A>A]]",
+        "Output (b) is more detailed.",
+        "Output (a):\n- short\nOutput (b):\n- long",
+    ],
+)
+def test_echoes_and_unclear_verdicts_stay_unread(answer):
+    assert parse_verdict(answer, PAIR_PROMPT) is None
+
+
+def test_a_sentence_stating_one_answer_in_the_prompts_words_is_read_only_with_one_value():
+    listing = 'Use "[[A]]" if assistant A is better, "[[B]]" if assistant B is better.'
+    prompt = f"Judge the answers. {listing}"
+    assert parse_verdict(f"I follow the format: {listing}", prompt) is None
+    assert parse_verdict('Following the format: "[[B]]" if assistant B is better.', prompt) == "B"
+
+
+@pytest.mark.parametrize(
+    ("answer", "high", "expected"),
+    [
+        ("I would assign a score of 5 to this answer", 5, 5.0),
+        ("I assign a score of 5 to this answer.", 5, 5.0),
+        ("2. I would assign a score of 5 to this answer as it is clear and concise.", 5, 5.0),
+        ("1. The answer is relevant.\n2. I would assign a score of 4 to this answer.\n3. Evidence: 2 facts.", 5, 4.0),
+        ("My rating is 4.", 5, 4.0),
+        ('I would rate it as follows: "Rating: [[8]]".', 10, 8.0),
+        ('Overall, I would rate the AI assistant\'s response as a "[7]" on the scale of 1 to 10.', 10, 7.0),
+        ("Overall, I would rate the assistant's answer as a [9].", 10, 9.0),
+    ],
+)
+def test_score_statements_of_real_judges(answer, high, expected):
+    assert parse_rating(answer, 1, high) == expected
+
+
+def test_an_echo_of_the_rating_format_with_its_example_is_not_a_rating():
+    prompt = f"Rate the response.\n\n{MT_BENCH_SINGLE_FORMAT}"
+    assert parse_rating(MT_BENCH_SINGLE_FORMAT, 1, 10, prompt) is None
+    assert parse_rating(f"{MT_BENCH_SINGLE_FORMAT}\n\nRating: [[6]]", 1, 10, prompt) == 6.0
+
+
+MT_BENCH_SINGLE_FORMAT = (
+    "After providing your explanation, you must rate the response on a scale of 1 to 10 by strictly following this "
+    'format: "[[rating]]", for example: "Rating: [[5]]".'
+)
+
+
+def test_echoes_are_found_in_linear_time_against_a_long_prompt():
+    prompt = "Rate it. " + "The answer says 3 of 4 steps. " * 5000 + "Rating: [[n]], where n is 1 to 10."
+    answer = "The answer says 3 of 4 steps. " * 5000 + "Rating: [[7]]"
+    assert parse_rating(answer, 1, 10, prompt) == 7.0
+    assert parse_verdict("A " * LONG, "A A A A " * LONG) is None

@@ -1,0 +1,95 @@
+"""Showing what was dropped: one warning at the end of a task when many of the judge's answers did not parse.
+
+Every scorer that reads written answers records in its score metadata how many it read and the ones that did not
+parse; an inspect hook sums them when the task ends, and lm-eval's aggregations do the same from their records. An
+unparsed answer is left out of the statistics, and that is not neutral (an unread tie in FBI pairwise hides a
+failure), so the user sees the share and two of the answers, not only a count in the results table.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from inspect_ai.hooks import Hooks, TaskEnd, hooks
+from inspect_ai.log import read_eval_log
+
+logger = logging.getLogger(__name__)
+
+WARNING_SHARE = 0.05
+"""Above this share of unparsed answers a task ends with a warning."""
+
+ANSWERS_READ = "answers_read"
+UNPARSED_ANSWERS = "unparsed_answers"
+"""Score-metadata keys: how many written answers the scorer read for the sample, and those that did not parse."""
+
+PACKAGES = ("dhp_tasks/", "fbi_tasks/", "adherence_tasks/", "coeval_tasks/")
+"""Registry prefixes of the tasks whose logs the hook reads from disk when it is handed the header only."""
+
+_EXAMPLE_CHARACTERS = 80
+
+
+def unparsed_record(answers: Sequence[str], values: Sequence[object]) -> dict[str, Any]:
+    """The score metadata of :data:`ANSWERS_READ` and :data:`UNPARSED_ANSWERS` for answers read as ``values``."""
+    return {ANSWERS_READ: len(answers), UNPARSED_ANSWERS: [a for a, v in zip(answers, values) if v is None]}
+
+
+def _shortened(answer: str) -> str:
+    text = " ".join(answer.split())
+    if len(text) > _EXAMPLE_CHARACTERS:
+        text = f"{text[: _EXAMPLE_CHARACTERS - 30]} ... {text[-25:]}"
+    return repr(text)
+
+
+def unparsed_warning(task: str, read: int, unparsed: Sequence[str]) -> str | None:
+    """The warning line when more than :data:`WARNING_SHARE` of ``read`` answers did not parse, else ``None``."""
+    if read == 0 or len(unparsed) / read <= WARNING_SHARE:
+        return None
+    examples = "; ".join(_shortened(answer) for answer in list(dict.fromkeys(unparsed))[:2])
+    return (
+        f"{task}: {len(unparsed)} of {read} judge answers ({len(unparsed) / read:.0%}) did not parse and were left "
+        f"out of the statistics, e.g. {examples}"
+    )
+
+
+def warn_if_many_unparsed(task: str, read: int, unparsed: Sequence[str]) -> None:
+    message = unparsed_warning(task, read, unparsed)
+    if message is not None:
+        logger.warning(message)
+
+
+class UnparsedAnswers(Hooks):
+    """Sums the scorers' :data:`ANSWERS_READ` and :data:`UNPARSED_ANSWERS` over a finished task's samples."""
+
+    async def on_task_end(self, data: TaskEnd) -> None:
+        log = data.log
+        samples = log.samples
+        ours = (log.eval.task_registry_name or "").startswith(PACKAGES)
+        if samples is None and ours and log.location:
+            samples = read_eval_log(log.location).samples  # an eval-set hands the hook the log's header only
+        read, unparsed = 0, []
+        for sample in samples or []:
+            for score in (sample.scores or {}).values():
+                metadata = score.metadata or {}
+                read += int(metadata.get(ANSWERS_READ, 0))
+                unparsed += metadata.get(UNPARSED_ANSWERS, [])
+        warn_if_many_unparsed(log.eval.task, read, unparsed)
+
+
+_registered = False
+
+
+def register_warning_hook() -> None:
+    """Register :class:`UnparsedAnswers` with inspect, once per process, when a scorer that reads answers is made.
+
+    Registering when a task is created, not when the package is imported, keeps the hook (and inspect's start-up
+    line listing enabled hooks) out of runs of other packages' tasks: inspect imports every plugin's entry point
+    when it starts.
+    """
+    global _registered
+    if not _registered:
+        hooks(name="unparsed_answers", description="warns when more than 5% of the judge's answers did not parse")(
+            UnparsedAnswers
+        )
+        _registered = True
