@@ -19,7 +19,7 @@ from inspect_ai.solver import TaskState
 
 from adherence_tasks.datasets import DATASETS, AdherenceDataset
 from adherence_tasks.prompts import SETTINGS, Question, Setting, questions_for, render
-from adherence_tasks.sources import public_folder
+from adherence_tasks.sources import packaged_groups, public_folder
 from judge_data import DataError, names_option
 from judge_data.human import (
     ITEMS_FILE,
@@ -28,9 +28,11 @@ from judge_data.human import (
     choose_criteria,
     load_criteria,
     load_items,
+    read_groups,
+    regroup,
     select_items,
 )
-from judge_data.options import OptionError
+from judge_data.options import OptionError, check_at_least
 from scorers.adherence import CriterionSpec, ReadAnswer, criterion_ratings, human_agreement
 from scorers.likelihood import DEFAULT_NORMALIZATION, Normalization, check_normalization, likelihood_scores
 from solvers.answer_format import answer_config, check_answer_format
@@ -50,7 +52,9 @@ logger = logging.getLogger(__name__)
 
 TASK_VERSION = 3
 """Bumped whenever prompts, parsing or statistics change, so results are never compared across them silently.
-3: answers read against their prompt with the rules designed on real judges' answers; ``answer_format=json``."""
+3: answers read against their prompt with the rules designed on real judges' answers; ``answer_format=json``;
+coherence-type criteria in the Integrity group; overall-impression criteria (TopicalChat's and InstruSum's
+``overall``) in no group, reported alone; the headline interval averages the same criteria in every resample."""
 
 QUALITY_SETTINGS = ("perplexity", "generic")
 """Settings whose score measures quality in general, so it should fall where a lower-is-better criterion rises."""
@@ -87,9 +91,33 @@ def _prompts(questions: Sequence[Question], task_description: str):
     return build
 
 
+def check_options(
+    *,
+    setting: str,
+    n: int | None = None,
+    repeats: int = 1,
+    scoring: str = "sample",
+    min_mass: float = DEFAULT_MIN_MASS,
+    normalize: str = DEFAULT_NORMALIZATION,
+    answer_format: str = "text",
+) -> None:
+    """Every option an adherence task takes that needs no data, checked before any data is read or downloaded."""
+    if setting not in SETTINGS:
+        raise OptionError(f"unknown setting {setting!r}; choose from {list(SETTINGS)}")
+    check_at_least("n", n, 1)
+    check_at_least("repeats", repeats, 1)
+    if scoring == "logprobs" and setting == "perplexity":
+        raise OptionError("setting=perplexity is scored by likelihood; scoring=logprobs applies to prompted settings")
+    check_rating_scoring(scoring, min_mass)
+    check_answer_format(answer_format, "perplexity" if setting == "perplexity" else scoring)
+    check_normalization(normalize)
+    if normalize != DEFAULT_NORMALIZATION and setting != "perplexity":
+        raise OptionError(f"normalize={normalize} applies to setting=perplexity, not setting={setting}")
+
+
 def adherence_task(
     name: str,
-    folder: Path,
+    folder: Path | None,
     setting: Setting,
     criteria: str | Sequence[str] | None,
     n: int | None,
@@ -101,6 +129,7 @@ def adherence_task(
     min_mass: float = DEFAULT_MIN_MASS,
     normalize: Normalization = DEFAULT_NORMALIZATION,
     answer_format: AnswerFormat = "text",
+    groups: str | None = None,
 ) -> Task:
     """Assemble one dataset under one setting: samples, the judge (prompts or likelihood), the agreement metric.
 
@@ -108,17 +137,29 @@ def adherence_task(
     question, ``logprobs`` reads one answer's top log-probabilities. ``setting=perplexity`` is scored by
     likelihood, per scored token or (``normalize="byte"``, lm-eval's convention) per UTF-8 byte of the response,
     and takes no ``scoring``. ``answer_format="json"`` asks the prompted settings for JSON objects.
+
+    ``folder`` is the data (``None``: the paper dataset's public source, fetched once the options are checked).
+    Each criterion's taxonomy group is the suite's assignment for a paper dataset (``criteria/<dataset>.json``,
+    whatever the data folder's file says), the data's own for ``custom``, and ``groups`` (a JSON file mapping
+    criterion names to a group or null) overrides either; a criterion without a group is reported alone and left
+    out of the dataset and group means.
     """
-    if setting not in SETTINGS:
-        raise OptionError(f"unknown setting {setting!r}; choose from {list(SETTINGS)}")
-    if scoring == "logprobs" and setting == "perplexity":
-        raise OptionError("setting=perplexity is scored by likelihood; scoring=logprobs applies to prompted settings")
-    check_rating_scoring(scoring, min_mass)
-    check_answer_format(answer_format, "perplexity" if setting == "perplexity" else scoring)
-    check_normalization(normalize)
-    if normalize != DEFAULT_NORMALIZATION and setting != "perplexity":
-        raise OptionError(f"normalize={normalize} applies to setting=perplexity, not setting={setting}")
+    check_options(
+        setting=setting,
+        n=n,
+        repeats=repeats,
+        scoring=scoring,
+        min_mass=min_mass,
+        normalize=normalize,
+        answer_format=answer_format,
+    )
+    if folder is None:
+        folder = public_folder(DATASETS[name])
     all_criteria, document = load_criteria(folder)
+    if name in DATASETS:
+        all_criteria = regroup(all_criteria, packaged_groups(name), f"the packaged criteria of {name}")
+    if groups is not None:
+        all_criteria = regroup(all_criteria, read_groups(groups), f"groups file {groups}")
     chosen = choose_criteria(all_criteria, names_option(criteria), str(folder))
     if not (folder / ITEMS_FILE).is_file():
         note = document.get("items_available") or "its pointwise human scores are not public"
@@ -151,7 +192,13 @@ def adherence_task(
                 configs={question.key: answer_config(question.shape, answer_format) for question in questions},
             )
         scorer = criterion_ratings(readers, scoring, min_mass, answer_format)
-        asked = {"questions": {question.key: question.ask for question in questions}, "answered_by": answered_by}
+        asked = {
+            "questions": {
+                question.key: {"ask": question.ask, "range": [question.low, question.high], "binary": question.binary}
+                for question in questions
+            },
+            "answered_by": answered_by,
+        }
     specs = [CriterionSpec(c.name, c.group, expected_sign(setting, c)) for c in chosen]
     return Task(
         dataset=MemoryDataset([_sample(item, chosen, name) for item in items], name=f"adherence_{name}"),
@@ -163,8 +210,10 @@ def adherence_task(
         metadata={
             **metadata,
             "setting": setting,
+            "task_description": task_description,
             "scoring": "likelihood" if setting == "perplexity" else scoring,
             **({} if setting == "perplexity" else {"answer_format": answer_format}),
+            **({"groups": groups} if groups is not None else {}),
             **({"normalize": normalize} if setting == "perplexity" else {}),
             **({"min_mass": min_mass} if scoring == "logprobs" else {}),
             "n_items": len(items),
@@ -209,11 +258,11 @@ def _dataset_task(dataset: AdherenceDataset):
         min_mass: float = DEFAULT_MIN_MASS,
         normalize: Normalization = DEFAULT_NORMALIZATION,
         answer_format: AnswerFormat = "text",
+        groups: str | None = None,
     ) -> Task:
-        folder = Path(data_dir).expanduser() if data_dir else public_folder(dataset)
         return adherence_task(
             dataset.name,
-            folder,
+            Path(data_dir).expanduser() if data_dir else None,
             setting,
             criteria,
             n,
@@ -225,6 +274,7 @@ def _dataset_task(dataset: AdherenceDataset):
             min_mass,
             normalize,
             answer_format,
+            groups,
         )
 
     dataset_task.__name__ = dataset.name
@@ -246,6 +296,8 @@ def _dataset_task(dataset: AdherenceDataset):
         "        UTF-8 'byte' of the response (what lm-eval's adherence_*_perplexity tasks compute)\n"
         "    answer_format: for the prompted settings, 'text' (the bare answer, default) or 'json' (a JSON object,\n"
         "        reasoning then the answer, with its schema passed to the provider; scoring=sample only)\n"
+        "    groups: JSON file mapping criterion names to a taxonomy group (Content, Engagement, Integrity,\n"
+        "        Relevance) or null (reported alone); overrides the suite's assignment (criteria/<dataset>.json)\n"
     )
     return task(name=dataset.name)(dataset_task)
 
@@ -274,6 +326,7 @@ def custom(
     min_mass: float = DEFAULT_MIN_MASS,
     normalize: Normalization = DEFAULT_NORMALIZATION,
     answer_format: AnswerFormat = "text",
+    groups: str | None = None,
 ) -> Task:
     """Instruction adherence on your own human-annotated data.
 
@@ -281,6 +334,7 @@ def custom(
         data_dir: folder with criteria.json and items.jsonl in the layout of the bundled datasets
         setting, criteria, n, seed, repeats, temperature, scoring, min_mass, normalize, answer_format: as for the
             paper datasets
+        groups: JSON file mapping criterion names to a taxonomy group or null; overrides criteria.json's groups
     """
     folder = Path(data_dir).expanduser()
     if not folder.is_dir():
@@ -299,4 +353,5 @@ def custom(
         min_mass,
         normalize,
         answer_format,
+        groups,
     )

@@ -32,14 +32,19 @@ class Question:
     binary: bool
     ask: str
     """The closing part of the prompt (what to score and how to answer)."""
+    higher_is_better: bool = True
 
     @property
     def shape(self) -> AnswerShape:
-        return YES_NO if self.binary else AnswerShape("rating", self.low, self.high)
+        return YES_NO if self.binary else AnswerShape("rating", self.low, self.high, self.higher_is_better)
 
 
-def _scale_words(low: float, high: float) -> str:
-    return f"from {low:g} (worst) to {high:g} (best)"
+def _scale_words(low: float, high: float, higher_is_better: bool = True) -> str:
+    """The scale as the humans used it: for a lower-is-better criterion (``errors``) the low end is the best, so a
+    judge that follows the prompt scores in the humans' direction and agrees with them positively."""
+    if higher_is_better:
+        return f"from {low:g} (worst) to {high:g} (best)"
+    return f"from {low:g} (best) to {high:g} (worst)"
 
 
 def _levels(criterion: HumanCriterion) -> str:
@@ -49,10 +54,17 @@ def _levels(criterion: HumanCriterion) -> str:
     return "\n".join(f"{level}: {text}" for level, text in criterion.rubric.items())
 
 
-def _request(binary: bool, low: float, high: float, answer_format: AnswerFormat, label: str = "Score") -> str:
+def _request(
+    binary: bool,
+    low: float,
+    high: float,
+    answer_format: AnswerFormat,
+    label: str = "Score",
+    higher_is_better: bool = True,
+) -> str:
     """How the judge is asked to answer: the bare answer (the paper's protocol) or a JSON object."""
     if answer_format == "json":
-        return json_request(YES_NO if binary else AnswerShape("rating", low, high))
+        return json_request(YES_NO if binary else AnswerShape("rating", low, high, higher_is_better))
     return "Reply with yes or no only.\nAnswer:" if binary else f"Reply with the score only.\n{label}:"
 
 
@@ -85,9 +97,14 @@ def criterion_question(criterion: HumanCriterion, setting: Setting, answer_forma
             question = f"Does the response have a problem of the kind '{title}'?"
         parts.append(f"{question}\n{_request(True, criterion.low, criterion.high, answer_format)}")
     else:
-        request = _request(False, criterion.low, criterion.high, answer_format, f"{title} score")
-        parts.append(f"Rate the response for {title} {_scale_words(criterion.low, criterion.high)}.\n{request}")
-    return Question(criterion.name, criterion.low, criterion.high, criterion.binary, "\n\n".join(parts))
+        request = _request(
+            False, criterion.low, criterion.high, answer_format, f"{title} score", criterion.higher_is_better
+        )
+        scale = _scale_words(criterion.low, criterion.high, criterion.higher_is_better)
+        parts.append(f"Rate the response for {title} {scale}.\n{request}")
+    return Question(
+        criterion.name, criterion.low, criterion.high, criterion.binary, "\n\n".join(parts), criterion.higher_is_better
+    )
 
 
 def questions_for(

@@ -397,6 +397,12 @@ def _build(name: str, source: PublicSource, folder: Path) -> None:
         raise
 
 
+def packaged_groups(name: str) -> dict[str, str | None]:
+    """The suite's taxonomy group of each criterion of a paper dataset (null: no group)."""
+    criteria = json.loads(criteria_file(name).read_text(encoding="utf-8"))["criteria"]
+    return {criterion["name"]: criterion["group"] for criterion in criteria}
+
+
 def public_folder(dataset: AdherenceDataset) -> Path:
     """A folder in the shared layout built from the dataset's public source (downloaded and converted once)."""
     name = dataset.name

@@ -10,8 +10,8 @@ from __future__ import annotations
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from coeval_tasks.data import COEVAL_COMMIT, COEVAL_REPO, TaskDescription, load_source, select
-from judge_data.options import OptionError
+from coeval_tasks.data import COEVAL_COMMIT, COEVAL_REPO, DATASETS, TaskDescription, load_source, select
+from judge_data.options import OptionError, check_at_least
 from scorers.criteria_consistency import (
     DEFAULT_EMBEDDER,
     DEFAULT_MATCH_THRESHOLD,
@@ -70,6 +70,13 @@ def criteria(
     """
     if samples < 2:
         raise OptionError(f"samples must be at least 2 (ICC compares sampled lists), got {samples}")
+    check_at_least("n", n, 1)
+    if not 0 < match_threshold <= 1:
+        raise OptionError(f"match_threshold is a cosine similarity above 0 and at most 1; got {match_threshold}")
+    if temperature < 0:
+        raise OptionError(f"temperature must be at least 0, got {temperature}")
+    if tasks_file is None and dataset not in DATASETS:
+        raise OptionError(f"unknown CoEval dataset {dataset!r}; choose from {sorted(DATASETS)}")
     require_embedder_package()
     source = load_source(dataset, data_dir, tasks_file)
     chosen = select(source.tasks, n, seed)

@@ -19,7 +19,7 @@ from inspect_ai.solver import TaskState
 from coeval_tasks.data import HumanScores, load_human_scores, read_local_items
 from judge_data import DataError, names_option
 from judge_data.human import HumanCriterion, HumanItem, choose_criteria, select_items
-from judge_data.options import OptionError
+from judge_data.options import OptionError, check_at_least
 from scorers.adherence import ReadAnswer, criterion_ratings
 from scorers.coeval import coeval_agreement
 from solvers.answer_format import check_answer_format
@@ -69,6 +69,22 @@ def _sample(
     )
 
 
+def check_options(
+    *,
+    mode: str,
+    n: int | None = None,
+    scoring: str = "sample",
+    min_mass: float = DEFAULT_MIN_MASS,
+    answer_format: str = "text",
+) -> None:
+    """Every option of a CoEval scoring task that needs no data, checked before any data is read or downloaded."""
+    if mode not in MODES:
+        raise OptionError(f"unknown mode {mode!r}; choose from {list(MODES)}")
+    check_at_least("n", n, 1)
+    check_rating_scoring(scoring, min_mass)
+    check_answer_format(answer_format, scoring)
+
+
 def scoring_task(
     source: HumanScores,
     mode: Mode,
@@ -86,10 +102,7 @@ def scoring_task(
     turn for the score only and reads the expected score from the answer's top log-probabilities, a parse
     failure below ``min_mass`` on the scale. ``answer_format="json"`` asks every turn for a JSON object.
     """
-    if mode not in MODES:
-        raise OptionError(f"unknown mode {mode!r}; choose from {list(MODES)}")
-    check_rating_scoring(scoring, min_mass)
-    check_answer_format(answer_format, scoring)
+    check_options(mode=mode, n=n, scoring=scoring, min_mass=min_mass, answer_format=answer_format)
     if any(criterion.name == OVERALL for criterion in source.criteria):
         raise DataError(f"{source.source}: criterion name {OVERALL!r} is reserved for the overall score; rename it")
     chosen = choose_criteria(source.criteria, names_option(criteria), source.source)
@@ -160,6 +173,7 @@ def _dataset_task(dataset: str):
         min_mass: float = DEFAULT_MIN_MASS,
         answer_format: AnswerFormat = "text",
     ) -> Task:
+        check_options(mode=mode, n=n, scoring=scoring, min_mass=min_mass, answer_format=answer_format)
         return scoring_task(
             load_human_scores(dataset, data_dir), mode, criteria, n, seed, temperature, scoring, min_mass, answer_format
         )
@@ -209,6 +223,7 @@ def custom(
             and annotator_ids for the agreement statistics) in the layout of the shared CoEval folders
         mode, criteria, n, seed, temperature, scoring, min_mass, answer_format: as for the paper datasets
     """
+    check_options(mode=mode, n=n, scoring=scoring, min_mass=min_mass, answer_format=answer_format)
     return scoring_task(
         read_local_items("custom", data_dir), mode, criteria, n, seed, temperature, scoring, min_mass, answer_format
     )

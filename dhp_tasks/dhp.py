@@ -30,11 +30,12 @@ from dhp_tasks.perturbations import (
 from dhp_tasks.prompts import TEXT_KINDS, TextKind
 from dhp_tasks.suite import all_perturbations, read_suite, rule_variants
 from judge_data import DataError, OptionError, id_field, names_option, optional_text_field, read_jsonl, text_field
+from judge_data.options import check_at_least
 from scorers.dhp import dhp_discernment, mean_ratings
 from scorers.discernment import Combination
 from scorers.likelihood import DEFAULT_NORMALIZATION, Normalization, check_normalization, likelihood_scores
 from solvers.answer_format import check_answer_format
-from solvers.geval import rate_criteria
+from solvers.geval import Criterion, rate_criteria
 from solvers.likelihood import score_likelihood
 from solvers.logprob_scoring import DEFAULT_MIN_MASS, check_rating_scoring
 from solvers.score_parsing import AnswerFormat
@@ -173,13 +174,6 @@ def dhp_task(
     ``likelihood``; expert weights do not apply). ``answer_format="json"`` asks for the rating as a JSON object
     (sampled ratings only).
     """
-    if combine not in get_args(Combination):
-        raise OptionError(f"unknown combine {combine!r}; choose from {list(get_args(Combination))}")
-    check_rating_scoring(scoring, min_mass, SCORINGS)
-    check_answer_format(answer_format, scoring)
-    check_normalization(normalize)
-    if normalize != DEFAULT_NORMALIZATION and scoring != "perplexity":
-        raise OptionError(f"normalize={normalize} applies to scoring=perplexity, not scoring={scoring}")
     if scoring == "perplexity":
         return _task(
             name,
@@ -193,10 +187,7 @@ def dhp_task(
             combine,
             {**metadata, "kind": kind.name, "seed": seed, "scoring": scoring, "normalize": normalize},
         )
-    criteria = [criterion for criterion in kind.criteria if metrics is None or criterion.name in metrics]
-    if metrics is not None and len(criteria) != len(metrics):
-        unknown = sorted(set(metrics) - {criterion.name for criterion in kind.criteria})
-        raise OptionError(f"unknown metric(s) {unknown} for {kind.name}; choose from {[c.name for c in kind.criteria]}")
+    criteria = chosen_criteria(kind, metrics)
     metric_names = [criterion.name for criterion in criteria]
     weights = load_expert_weights(kind, chosen, expert_weights)
     weights = {pid: {m: w for m, w in entry.items() if m in metric_names} for pid, entry in weights.items()}
@@ -268,6 +259,37 @@ def _task(
     )
 
 
+def chosen_criteria(kind: TextKind, metrics: Sequence[str] | None) -> list[Criterion]:
+    """The kind's criteria that ``metrics`` names (all of them for ``None``); an unknown name is an option error."""
+    criteria = [criterion for criterion in kind.criteria if metrics is None or criterion.name in metrics]
+    if metrics is not None and len(criteria) != len(metrics):
+        unknown = sorted(set(metrics) - {criterion.name for criterion in kind.criteria})
+        raise OptionError(f"unknown metric(s) {unknown} for {kind.name}; choose from {[c.name for c in kind.criteria]}")
+    return criteria
+
+
+def check_options(
+    *,
+    n: int | None,
+    repeats: int,
+    combine: str,
+    scoring: str,
+    min_mass: float,
+    normalize: str,
+    answer_format: str,
+) -> None:
+    """Every option a DHP task takes that needs no data, checked before any data is read or downloaded."""
+    check_at_least("n", n, 1)
+    check_at_least("repeats", repeats, 1)
+    if combine not in get_args(Combination):
+        raise OptionError(f"unknown combine {combine!r}; choose from {list(get_args(Combination))}")
+    check_rating_scoring(scoring, min_mass, SCORINGS)
+    check_answer_format(answer_format, scoring)
+    check_normalization(normalize)
+    if normalize != DEFAULT_NORMALIZATION and scoring != "perplexity":
+        raise OptionError(f"normalize={normalize} applies to scoring=perplexity, not scoring={scoring}")
+
+
 def requested_perturbations(value: str | Sequence[str] | None) -> list[str] | None:
     """The perturbation ids of ``-T perturbations=``: ``None`` for ``all``; selecting nothing is an error."""
     names = names_option(value)
@@ -334,6 +356,15 @@ def paper_dataset_task(
     normalize: Normalization = DEFAULT_NORMALIZATION,
     answer_format: AnswerFormat = "text",
 ) -> Task:
+    check_options(
+        n=n,
+        repeats=repeats,
+        combine=combine,
+        scoring=scoring,
+        min_mass=min_mass,
+        normalize=normalize,
+        answer_format=answer_format,
+    )
     names = requested_perturbations(perturbations)
     if suite is not None:
         built = read_suite(suite)
@@ -347,6 +378,8 @@ def paper_dataset_task(
             "suite_report": built.header["report"],
         }
     else:
+        if names is not None:
+            choose_perturbations(all_perturbations(dataset.name), names)  # unknown ids fail before any download
         pool = load_pool(dataset, data_dir, n, seed)
         items = select_items(pool, n, seed, dataset.name)
         chosen = perturbations_without_suite(dataset.name, names)
@@ -493,6 +526,16 @@ def custom(
     """
     if kind not in TEXT_KINDS:
         raise OptionError(f"unknown kind {kind!r}; choose from {sorted(TEXT_KINDS)}")
+    check_options(
+        n=n,
+        repeats=repeats,
+        combine=combine,
+        scoring=scoring,
+        min_mass=min_mass,
+        normalize=normalize,
+        answer_format=answer_format,
+    )
+    chosen_criteria(TEXT_KINDS[kind], names_option(metrics))
     chosen = choose_perturbations(KIND_PERTURBATIONS[kind], requested_perturbations(perturbations))
     pool = load_custom_items(data)
     items = select_items(pool, n or len(pool), seed, "custom")

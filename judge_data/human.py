@@ -12,12 +12,12 @@ import json
 import math
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from judge_data.io import DataError, read_jsonl
-from judge_data.options import OptionError
+from judge_data.options import OptionError, check_at_least
 
 CRITERIA_FILE = "criteria.json"
 ITEMS_FILE = "items.jsonl"
@@ -40,7 +40,9 @@ class HumanCriterion:
     higher_is_better: bool
     definition: str
     rubric: Mapping[str, str]
-    group: str
+    group: str | None
+    """Its group of the 4-group taxonomy; ``None`` for a criterion no group fits (an overall impression), which is
+    reported alone and left out of the means."""
 
     @property
     def binary(self) -> bool:
@@ -92,9 +94,11 @@ def _criterion(entry: Any, path: Path, index: int) -> HumanCriterion:
         raise DataError(f"{where} ({name}): field 'scale' must be one of {SCALES}, got {scale!r}")
     if scale == "binary" and list(score_range) != [0, 1]:
         raise DataError(f"{where} ({name}): a binary criterion has range [0, 1], got {score_range}")
-    group = required("group", str)
-    if group not in GROUPS:
-        raise DataError(f"{where} ({name}): field 'group' must be one of {GROUPS}, got {group!r}")
+    if "group" not in entry:
+        raise DataError(f"{where} ({name}): field 'group' is missing (one of {GROUPS}, or null for none)")
+    group = entry["group"]
+    if group is not None and group not in GROUPS:
+        raise DataError(f"{where} ({name}): field 'group' must be one of {GROUPS} or null, got {group!r}")
     rubric = entry.get("rubric") or {}
     if not isinstance(rubric, Mapping) or not all(isinstance(text, str) for text in rubric.values()):
         raise DataError(f"{where} ({name}): field 'rubric' must map score levels to text")
@@ -233,9 +237,35 @@ def choose_criteria(
 
 def select_items(items: Sequence[HumanItem], n: int | None, seed: int) -> list[HumanItem]:
     """``n`` items drawn with ``seed``, kept in file order (all of them when ``n`` is None)."""
+    check_at_least("n", n, 1)
     if n is None or n >= len(items):
         return list(items)
-    if n < 1:
-        raise OptionError(f"n must be at least 1, got {n}")
     keep = sorted(random.Random(seed).sample(range(len(items)), n))
     return [items[index] for index in keep]
+
+
+def regroup(criteria: Sequence[HumanCriterion], groups: Mapping[str, str | None], source: str) -> list[HumanCriterion]:
+    """The criteria with the taxonomy groups of ``groups`` (criterion -> group or ``None``), which names only criteria
+    of the dataset and groups of the taxonomy; criteria it does not name keep theirs."""
+    names = {criterion.name for criterion in criteria}
+    unknown = sorted(set(groups) - names)
+    if unknown:
+        raise DataError(f"{source}: no criterion named {unknown} in this dataset; its criteria are {sorted(names)}")
+    for name, group in groups.items():
+        if group is not None and group not in GROUPS:
+            raise DataError(f"{source}: field {name!r} must be one of {GROUPS} or null, got {group!r}")
+    return [replace(c, group=groups[c.name]) if c.name in groups else c for c in criteria]
+
+
+def read_groups(path: str | Path) -> dict[str, str | None]:
+    """A ``-T groups=<file>`` file: a JSON object mapping criterion names to a taxonomy group or null."""
+    source = Path(path).expanduser()
+    try:
+        groups = json.loads(source.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise DataError(f"groups file {source}: {error.strerror or error}") from error
+    except json.JSONDecodeError as error:
+        raise DataError(f"groups file {source}: not valid JSON ({error.msg})") from error
+    if not isinstance(groups, dict):
+        raise DataError(f"groups file {source}: expected a JSON object mapping criterion names to groups")
+    return groups

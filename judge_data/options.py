@@ -21,3 +21,10 @@ def names_option(value: str | Sequence[str] | None) -> list[str] | None:
         return None
     parts = value.split(",") if isinstance(value, str) else list(value)
     return [str(part).strip() for part in parts if str(part).strip()]
+
+
+def check_at_least(name: str, value: int | None, minimum: int) -> None:
+    """A count option (``n``, ``repeats``, ``samples``) below its minimum is an :class:`OptionError`; ``None`` means
+    the option's default (all items, say)."""
+    if value is not None and value < minimum:
+        raise OptionError(f"{name} must be at least {minimum}, got {value}")

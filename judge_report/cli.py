@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -67,11 +68,14 @@ def run(argv: list[str] | None = None) -> Path:
 
     figures, style_rows = [], []
     if plot_formats or "html" in formats:
-        try:
-            from judge_report.plots import report_figures, response_style_figures
-        except ImportError as error:
-            report.notes.append(f"no plots: matplotlib is missing ({error}); pip install 'judge-meta-eval[plots]'")
+        if importlib.util.find_spec("matplotlib") is None:
+            report.notes.append(
+                "no plots: matplotlib is not installed (pip install 'judge-meta-eval[plots]' to draw them); "
+                "every table is written"
+            )
         else:
+            from judge_report.plots import report_figures, response_style_figures
+
             figures = list(report_figures(report))
             if not args.no_styles:
                 style_figures, style_rows = response_style_figures(report)

@@ -27,13 +27,12 @@ from datasets import Dataset, DatasetDict
 from lm_eval.api.instance import Instance
 from lm_eval.api.task import ConfigurableTask
 
-from adherence_tasks.adherence import adherence_task, expected_sign
+from adherence_tasks.adherence import adherence_task
 from adherence_tasks.adherence import custom as adherence_custom
-from adherence_tasks.datasets import DATASETS as ADHERENCE_DATASETS
-from adherence_tasks.prompts import Question, questions_for, render
-from adherence_tasks.sources import public_folder
+from adherence_tasks.prompts import Question, render
 from coeval_tasks.criteria import criteria as criteria_task
 from coeval_tasks.data import load_human_scores
+from coeval_tasks.scoring import check_options as check_coeval_options
 from coeval_tasks.scoring import custom as coeval_custom
 from coeval_tasks.scoring import scoring_task
 from dhp_tasks.datasets import DATASETS as DHP_DATASETS
@@ -41,8 +40,7 @@ from dhp_tasks.dhp import ALL_PERTURBATIONS, paper_dataset_task
 from dhp_tasks.dhp import custom as dhp_custom
 from dhp_tasks.prompts import TEXT_KINDS
 from fbi_tasks.fbi import fbi_task, judge_prompts
-from judge_data import OptionError, names_option
-from judge_data.human import choose_criteria, load_criteria
+from judge_data import OptionError
 from lm_eval_tasks import JUDGMENTS_OPTION
 from lm_eval_tasks.explanations import explanation_documents
 from lm_eval_tasks.tasks import (
@@ -102,7 +100,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
         "keep_identical": False,
         "answer_format": "text",
     },
-    "adherence": {"data_dir": None, "criteria": None, "n": None, "seed": 0, "answer_format": "text"},
+    "adherence": {"data_dir": None, "criteria": None, "n": None, "seed": 0, "answer_format": "text", "groups": None},
     "coeval": {
         "data_dir": None,
         "n": None,
@@ -281,14 +279,18 @@ def _adherence_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str,
     n = None if options["n"] is None else int(options["n"])
     if task.dataset == CUSTOM:
         built = adherence_custom(
-            data_dir, task.setting, options["criteria"], n, int(options["seed"]), answer_format=options["answer_format"]
+            data_dir,
+            task.setting,
+            options["criteria"],
+            n,
+            int(options["seed"]),
+            answer_format=options["answer_format"],
+            groups=options["groups"],
         )
-        folder = Path(data_dir).expanduser()
     else:
-        folder = Path(data_dir).expanduser() if data_dir else public_folder(ADHERENCE_DATASETS[task.dataset])
         built = adherence_task(
             task.dataset,
-            folder,
+            Path(data_dir).expanduser() if data_dir else None,
             task.setting,
             options["criteria"],
             n,
@@ -297,24 +299,26 @@ def _adherence_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str,
             0.0,
             {"source": str(data_dir) if data_dir else "public source"},
             answer_format=options["answer_format"],
+            groups=options["groups"],
         )
-    all_criteria, document = load_criteria(folder)
-    chosen = choose_criteria(all_criteria, names_option(options["criteria"]), str(folder))
+    meta = built.metadata
     settings: dict[str, Any] = {
         "task": task.name,
         "setting": task.setting,
-        "criteria": [[c.name, c.group, expected_sign(task.setting, c)] for c in chosen],
+        "criteria": [[name, info["group"], info["expected_sign"]] for name, info in meta["criteria"].items()],
     }
     if task.dataset == CUSTOM:
-        settings[METRIC_NAMES] = adherence_metric_names([(c.name, c.group) for c in chosen], task.setting)
+        named = [(name, info["group"]) for name, info in meta["criteria"].items()]
+        settings[METRIC_NAMES] = adherence_metric_names(named, task.setting)
     if task.setting == "perplexity":
         return _documents(built.dataset, [LIKELIHOOD_PROMPT], settings)
-    settings["answer_format"] = built.metadata["answer_format"]
-    questions, answered_by = questions_for(task.setting, chosen, settings["answer_format"])
-    settings["task_description"] = str(document.get("task_description") or "").strip()
-    settings["questions"] = {q.key: [q.low, q.high, q.binary, q.ask] for q in questions}
-    settings["answered_by"] = answered_by
-    return _documents(built.dataset, [q.key for q in questions], settings)
+    settings["answer_format"] = meta["answer_format"]
+    settings["task_description"] = meta["task_description"]
+    settings["questions"] = {
+        key: [*question["range"], question["binary"], question["ask"]] for key, question in meta["questions"].items()
+    }
+    settings["answered_by"] = meta["answered_by"]
+    return _documents(built.dataset, list(meta["questions"]), settings)
 
 
 METRIC_NAMES = "metric_names"
@@ -349,6 +353,7 @@ def _coeval_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, st
             options["data_dir"], task.setting, options["criteria"], n, int(options["seed"]), answer_format=answer_format
         )
     else:
+        check_coeval_options(mode=task.setting, n=n, answer_format=answer_format)
         source = load_human_scores(task.dataset, options["data_dir"])
         built = scoring_task(
             source, task.setting, options["criteria"], n, int(options["seed"]), 0.0, answer_format=answer_format
@@ -630,7 +635,10 @@ def _adherence_metrics(settings: Mapping[str, Any], samples) -> dict[str, float]
             values.append((meta, value))
             read += [pair for key, numbers in parsed.items() for pair in zip(answers[key], numbers)]
         _warn_if_many_unparsed(settings, read)
-    return agreement_metrics(specs, values)[0]
+    report, _, notes = agreement_metrics(specs, values)
+    for reason in notes.values():
+        logger.warning("%s: the interval of pearson is undefined (NaN): %s", settings["task"], reason)
+    return report
 
 
 def _warn_if_sampling_repeated(settings: Mapping[str, Any], sampled_per_document: Sequence[Sequence[str]]) -> None:

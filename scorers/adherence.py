@@ -143,7 +143,7 @@ class CriterionSpec:
     """What the metric needs to know of a criterion: its taxonomy group and the expected sign of agreement."""
 
     name: str
-    group: str
+    group: str | None
     sign: int
 
 
@@ -159,13 +159,19 @@ def human_agreement(criteria: Sequence[CriterionSpec]) -> Metric:
     reported: set[tuple[str, str]] = set()
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        report, scored = agreement_metrics(
+        report, scored, notes = agreement_metrics(
             criteria, ((sample_score.sample_metadata or {}, sample_score.score.value) for sample_score in scores)
         )
-        for criterion, reason in undefined_reasons(scored).items():
-            if reason.startswith(CONSTANT_JUDGE) and (criterion, reason) not in reported:
-                reported.add((criterion, reason))
-                logger.warning("correlation for %s is undefined (NaN): %s", criterion, reason)
+        warnings = [
+            (f"correlation for {criterion}", reason)
+            for criterion, reason in undefined_reasons(scored).items()
+            if reason.startswith(CONSTANT_JUDGE)
+        ]
+        warnings += [("the interval of pearson", reason) for name, reason in notes.items() if name == "pearson_ci"]
+        for subject, reason in warnings:
+            if (subject, reason) not in reported:
+                reported.add((subject, reason))
+                logger.warning("%s is undefined (NaN): %s", subject, reason)
         return report
 
     return compute
@@ -173,8 +179,9 @@ def human_agreement(criteria: Sequence[CriterionSpec]) -> Metric:
 
 def agreement_metrics(
     criteria: Sequence[CriterionSpec], samples: Iterable[tuple[Mapping[str, Any], Any]]
-) -> tuple[dict[str, float], list[CriterionScores]]:
-    """The metric's numbers from ``(sample metadata, score value)`` pairs, for any harness, and the pairs used."""
+) -> tuple[dict[str, float], list[CriterionScores], dict[str, str]]:
+    """The metric's numbers from ``(sample metadata, score value)`` pairs, for any harness, the pairs used, and
+    why a headline value is NaN (``{"pearson_ci": reason}``)."""
     pairs: dict[str, tuple[list[float], list[float]]] = {spec.name: ([], []) for spec in criteria}
     failures = 0.0
     values = []
@@ -188,7 +195,8 @@ def agreement_metrics(
             pairs[spec.name][0].append(as_float(value.get(spec.name)))
             pairs[spec.name][1].append(as_float(human.get(spec.name)))
     scored = [CriterionScores(spec.name, spec.group, *pairs[spec.name], spec.sign) for spec in criteria]
-    report = agreement_report(scored, aligned=True)
+    notes: dict[str, str] = {}
+    report = agreement_report(scored, aligned=True, notes=notes)
     report.update(json_fallbacks(values))
     report[PARSE_FAILURES] = failures
-    return report, scored
+    return report, scored, notes

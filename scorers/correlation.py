@@ -132,37 +132,55 @@ class CriterionScores:
     """
 
     criterion: str
-    group: str
+    group: str | None
     judge: Sequence[float]
     human: Sequence[float]
     sign: int = 1
 
 
 def _oriented_mean(arrays: Sequence[np.ndarray], signs: Sequence[int]) -> float:
-    """Mean of ``sign * pearson`` over the criteria whose correlation is defined on these (judge, human) arrays."""
+    """Mean of ``sign * pearson`` over every criterion of these (judge, human) arrays; NaN when one is undefined, so
+    that every resample averages the same criteria as the estimate."""
     values = []
     for index, sign in enumerate(signs):
         judge, human = paired_finite(arrays[2 * index], arrays[2 * index + 1])
-        if undefined_reason(judge, human) is None:
-            values.append(sign * float(_pearson(judge, human)))
+        if undefined_reason(judge, human) is not None:
+            return math.nan
+        values.append(sign * float(_pearson(judge, human)))
     return float(np.mean(values)) if values else math.nan
+
+
+@dataclass(frozen=True)
+class Interval:
+    low: float
+    high: float
+    reason: str | None = None
+    """Why the interval is NaN, where it is."""
 
 
 def mean_pearson_interval(
     criteria: Sequence[CriterionScores], confidence: float = 0.95, n_resamples: int = 1000, seed: int = 0
-) -> tuple[float, float]:
+) -> Interval:
     """Percentile bootstrap interval of the oriented mean Pearson, resampling *items* jointly across criteria.
 
     The criteria must be item-aligned (the same items in the same order, NaN where a score is missing),
     so that a resample keeps each item's scores together as the correlations between criteria require.
+    The mean is over the criteria whose correlation is defined on all items (those the estimate averages); a
+    resample in which one of them is undefined (a nearly constant or rarely labelled criterion drawn constant) has
+    no mean of the same criteria, so it is undefined, and above ``MAX_UNDEFINED_RESAMPLES`` of them the interval is
+    NaN, as for one criterion. Dropping the criterion from such resamples instead mixes means of different
+    criterion sets (an interval of [0.06, 0.93] around 0.20 for one nearly constant criterion).
     """
     lengths = {len(scores.judge) for scores in criteria} | {len(scores.human) for scores in criteria}
     if len(lengths) != 1:
         raise ValueError(f"criteria are not item-aligned: lengths {sorted(lengths)}")
     if not criteria or lengths.pop() < MIN_PAIRS:
-        return math.nan, math.nan
-    arrays = [np.asarray(values, dtype=float) for scores in criteria for values in (scores.judge, scores.human)]
-    signs = [scores.sign for scores in criteria]
+        return Interval(math.nan, math.nan, f"fewer than {MIN_PAIRS} items")
+    defined = [scores for scores in criteria if undefined_reason(*paired_finite(scores.judge, scores.human)) is None]
+    if not defined:
+        return Interval(math.nan, math.nan, "no criterion has a defined correlation")
+    arrays = [np.asarray(values, dtype=float) for scores in defined for values in (scores.judge, scores.human)]
+    signs = [scores.sign for scores in defined]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         resampled = stats.bootstrap(
@@ -175,21 +193,49 @@ def mean_pearson_interval(
             method="percentile",
             rng=np.random.default_rng(seed),
         ).bootstrap_distribution
-    return _percentile_interval(resampled, confidence)
+    low, high = _percentile_interval(resampled, confidence)
+    if math.isnan(low):
+        share = float(np.mean(~np.isfinite(resampled)))
+        return Interval(
+            low,
+            high,
+            f"in {share:.0%} of the item resamples a criterion's correlation is undefined (it has too few distinct "
+            f"scores among the items: {_least_varied(defined)}); the limit is {MAX_UNDEFINED_RESAMPLES:.0%}",
+        )
+    return Interval(low, high)
 
 
-def agreement_report(criteria: Sequence[CriterionScores], seed: int = 0, aligned: bool = False) -> dict[str, float]:
+def _least_varied(criteria: Sequence[CriterionScores]) -> str:
+    """The criterion whose scores vary least (fewest distinct values on one side, then the rarest value), for naming
+    the cause."""
+
+    def variety(scores: CriterionScores) -> tuple[int, int]:
+        counts = [np.unique(side, return_counts=True)[1] for side in paired_finite(scores.judge, scores.human)]
+        return min(len(side) for side in counts), min(int(side.min()) for side in counts)
+
+    return min(criteria, key=variety).criterion
+
+
+def agreement_report(
+    criteria: Sequence[CriterionScores],
+    seed: int = 0,
+    aligned: bool = False,
+    notes: dict[str, str] | None = None,
+) -> dict[str, float]:
     """Flat metrics: each criterion's correlations with CIs and pair counts, and the oriented means.
 
     ``pearson`` (the dataset's headline) and ``pearson/group/<group>`` average ``sign * r`` over the
     criteria whose Pearson is defined, so that higher always means closer to the humans;
-    ``undefined`` counts the criteria left out of those means. With ``aligned`` criteria (the same
-    items in the same order), ``pearson`` also gets an item-bootstrap interval.
+    ``undefined`` counts the criteria left out of those means. A criterion without a group (an overall
+    impression) is reported alone: its correlations are there, but it enters neither mean. With ``aligned``
+    criteria (the same items in the same order), ``pearson`` also gets an item-bootstrap interval
+    (:func:`mean_pearson_interval`); why it is NaN, where it is, goes to ``notes["pearson_ci"]``.
     """
     details: dict[str, float] = {}
     oriented: dict[str, list[float]] = {}
     for scores in criteria:
-        oriented.setdefault(scores.group, [])
+        if scores.group is not None:
+            oriented.setdefault(scores.group, [])
         for method in METHODS:
             estimate = correlation(scores.judge, scores.human, method, seed=seed)
             details[f"{method}/{scores.criterion}"] = estimate.value
@@ -197,13 +243,16 @@ def agreement_report(criteria: Sequence[CriterionScores], seed: int = 0, aligned
             details[f"{method}_ci_high/{scores.criterion}"] = estimate.high
             if method == "pearson":
                 details[f"n/{scores.criterion}"] = float(estimate.n)
-                if not math.isnan(estimate.value):
+                if not math.isnan(estimate.value) and scores.group is not None:
                     oriented[scores.group].append(scores.sign * estimate.value)
     every = [value for values in oriented.values() for value in values]
-    n_criteria = sum(1 for name in details if name.startswith("n/"))
+    n_criteria = sum(1 for scores in criteria if scores.group is not None)
     headline = {"pearson": float(np.mean(every)) if every else math.nan}
     if aligned:
-        headline["pearson_ci_low"], headline["pearson_ci_high"] = mean_pearson_interval(criteria, seed=seed)
+        interval = mean_pearson_interval([scores for scores in criteria if scores.group is not None], seed=seed)
+        headline["pearson_ci_low"], headline["pearson_ci_high"] = interval.low, interval.high
+        if interval.reason is not None and notes is not None and every:
+            notes["pearson_ci"] = interval.reason
     for group, values in sorted(oriented.items()):
         headline[f"pearson/group/{group}"] = float(np.mean(values)) if values else math.nan
     headline["undefined"] = float(n_criteria - len(every))

@@ -44,7 +44,8 @@ def _allowed(shape: AnswerShape) -> str:
     if shape.kind == "yes_no":
         return '"yes" or "no"'
     kind = "a whole number" if _whole(shape.low) and _whole(shape.high) else "a number"
-    return f"{kind} from {shape.low:g} (worst) to {shape.high:g} (best)"
+    low, high = ("worst", "best") if shape.higher_is_better else ("best", "worst")
+    return f"{kind} from {shape.low:g} ({low}) to {shape.high:g} ({high})"
 
 
 def json_request(shape: AnswerShape) -> str:

@@ -6,10 +6,12 @@ One request, a few generated tokens with their top log-probabilities; the rating
 - The generated answer is read along its **generated path**: ``content[i].top_logprobs`` is the
   distribution of token ``i`` given the tokens generated before it, so a branch that leaves the
   generated path can only be followed for one token.
-- **Leading whitespace.** Some tokenisers emit a space before the digit (SmolLM2 answers ``" "`` then
-  ``"4"``); others merge it (``" 4"``). A token that is only whitespace, when it is the generated
-  token, moves the reading one position on, carrying its probability (``P(" ") * P("4" | " ")``);
-  whitespace-only alternatives that were not generated cannot be followed, and their probability is
+- **Leading whitespace and markup.** Some tokenisers emit a space before the digit (SmolLM2 answers ``" "``
+  then ``"4"``); others merge it (``" 4"``); judges also open with markup (``**4**``). A token that is only
+  whitespace or markup (``*``, ``#``, ``_``, quotes, an opening bracket), when it is the generated token, moves
+  the reading one position on, carrying its probability (``P("**") * P("4" | "**")``), so a rating rests on
+  the mass of what the judge actually wrote, not only on the alternatives beside a token it did not write as
+  a number; such alternatives that were not generated cannot be followed, and their probability is
   **unresolved**. Raw token strings as inspect's ``hf/`` provider reports them (``"Ġ4"``, ``"▁4"``,
   ``"Ċ"``) are read with their whitespace markers as whitespace.
 - **A number ends at the first token that does not continue it with a digit** (a non-digit token,
@@ -18,10 +20,14 @@ One request, a few generated tokens with their top log-probabilities; the rating
 - **Multi-token numbers** (``"10"`` on a 1-10 scale written as ``"1"`` then ``"0"``): when ``"1"`` is the
   generated token, the next position's distribution splits its probability exactly:
   ``P(10) = P("1") * P("0" | "1")``, ``P(1) = P("1") * P(a non-digit token | "1")``, and a further digit
-  (``"15"``) is off the scale. When ``"1"`` is a non-generated alternative (the judge said ``"7"``),
-  or generation stopped right after ``"1"`` without the next position, its probability is
-  **unresolved**: the split between 1 and 10 is not known from one request, so it counts for neither
-  value rather than being guessed. A tokeniser with a single ``"10"`` token needs no split.
+  (``"15"``) is off the scale. When the judge stopped by itself right after ``"1"`` (the answer is ``1``),
+  it is 1. When ``"1"`` is a non-generated alternative (the judge said ``"7"``), or generation was cut
+  off by the token limit right after ``"1"``, its probability is **unresolved**: the split between 1 and
+  10 is not known from one request, so it counts for neither value rather than being guessed; the
+  request asks for enough tokens (:func:`max_tokens_for`) that the cut rarely falls there. A tokeniser
+  with a single ``"10"`` token needs no split.
+- **Provider errors.** A positive log-probability, or the same token listed twice at one position, is not
+  a distribution: the rating is a parse failure and ``error`` says why, rather than a sum of them.
 - Tokens outside the reported top-k are unknown as well; they are not part of the **mass**, the
   probability of on-scale answers that could be resolved. The expectation is renormalised by it.
   When the mass is below ``min_mass`` the judge did not really answer with a number: the rating is a
@@ -72,7 +78,11 @@ TOP_LOGPROBS = 20
 _WHITESPACE_MARKERS = str.maketrans({"Ġ": " ", "Ċ": "\n", "ĉ": "\t", "č": "\r", "▁": " "})
 """Byte-level BPE and SentencePiece spellings of whitespace in raw token strings (``hf/`` reports those)."""
 
-_LEADING_DIGITS = re.compile(r"\d+")
+_LEADING_DIGITS = re.compile(r"[0-9]+")
+_SKIPPED = re.compile(r"[\s*#_\"'`\[(“‘]*")
+"""Generated tokens the reading moves past: whitespace and the markup judges put before a number."""
+_LOGPROB_TOLERANCE = 1e-6
+"""A log-probability above this is a provider error (rounding can leave a certain token at a hair above 0)."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +98,8 @@ class LogprobRating:
     mass: float
     unresolved_mass: float
     probabilities: dict[int, float] = field(default_factory=dict)
+    error: str | None = None
+    """Why the log-probabilities could not be read (a provider error), where they could not."""
 
     @property
     def failed(self) -> bool:
@@ -95,26 +107,38 @@ class LogprobRating:
 
 
 def max_tokens_for(high: int) -> int:
-    """Generated tokens needed to read a rating up to ``high``: a leading space, then one per digit.
+    """Generated tokens needed to read a rating up to ``high``: up to two leading tokens (a space, a newline,
+    markup), then one per digit of ``high``.
 
-    The position after the first digit is what splits ``"1"`` into 1 and 10 on a 1-10 scale, so a
-    scale whose top value has ``d`` digits needs ``d + 1`` positions (``d`` when no space is emitted).
+    The position after the first digit is what splits ``"1"`` into 1 and 10 on a 1-10 scale; with two digits
+    counted it is there even after two leading tokens.
     """
-    return len(str(high)) + 1
+    return len(str(high)) + 2
 
 
 def _text(token: str) -> str:
     return token.translate(_WHITESPACE_MARKERS)
 
 
+class LogprobError(ValueError):
+    """Log-probabilities that are not a distribution: a provider error."""
+
+
 def _alternatives(position: Logprob) -> list[tuple[str, float, bool]]:
     """(token text, probability, is the generated token) for the top-k at one position.
 
     The generated token is added from its own log-probability when sampling picked one outside the top-k.
+    Raises :class:`LogprobError` for a positive log-probability or a token listed twice.
     """
     generated = _text(position.token)
     alternatives = []
     seen_generated = False
+    listed = [(top.token, top.logprob) for top in position.top_logprobs or []]
+    if len(set(listed)) < len(listed):
+        raise LogprobError(f"the token {position.token!r}'s position lists a token twice: {listed}")
+    for token, logprob in [(position.token, position.logprob), *listed]:
+        if logprob > _LOGPROB_TOLERANCE:
+            raise LogprobError(f"log-probability {logprob} of {token!r} is above 0")
     for top in position.top_logprobs or []:
         text = _text(top.token)
         is_generated = not seen_generated and text == generated
@@ -125,8 +149,14 @@ def _alternatives(position: Logprob) -> list[tuple[str, float, bool]]:
     return alternatives
 
 
-def rating_probabilities(content: list[Logprob], low: int, high: int) -> tuple[dict[int, float], float]:
-    """Probability of each on-scale value read from the generated positions, and the unresolved probability."""
+def rating_probabilities(
+    content: list[Logprob], low: int, high: int, stopped: bool = False
+) -> tuple[dict[int, float], float]:
+    """Probability of each on-scale value read from the generated positions, and the unresolved probability.
+
+    ``stopped``: the judge ended its answer itself after the last position (not cut off by the token limit), so a
+    number that could still grow there is complete (``"1"`` is 1).
+    """
     values = range(low, high + 1)
     spellings = [str(value) for value in values]
     probabilities = dict.fromkeys(values, 0.0)
@@ -137,18 +167,21 @@ def rating_probabilities(content: list[Logprob], low: int, high: int) -> tuple[d
 
     def complete(digits: str, probability: float) -> None:
         number = int(digits)
-        if low <= number <= high:
+        if low <= number <= high and (digits == "0" or not digits.startswith("0")):
             probabilities[number] += probability
 
     def read(index: int, path_probability: float, digits: str) -> None:
         nonlocal unresolved
         if index == len(content):
-            # Generation ended where the reading still needed a position: the next token is unknown.
-            unresolved += path_probability
+            if digits and stopped:
+                complete(digits, path_probability)
+            else:
+                # Generation was cut off where the reading still needed a position: the next token is unknown.
+                unresolved += path_probability
             return
         for text, probability, is_generated in _alternatives(content[index]):
             branch = path_probability * probability
-            start = text if digits else text.lstrip()
+            start = text if digits else text[_SKIPPED.match(text).end() :]
             if not digits and not start:
                 if is_generated:
                     read(index + 1, branch, "")
@@ -173,11 +206,15 @@ def rating_probabilities(content: list[Logprob], low: int, high: int) -> tuple[d
 
 
 def expected_rating(
-    logprobs: Logprobs | None, low: int, high: int, min_mass: float = DEFAULT_MIN_MASS
+    logprobs: Logprobs | None, low: int, high: int, min_mass: float = DEFAULT_MIN_MASS, stopped: bool = False
 ) -> LogprobRating:
-    """The expected on-scale rating of one generated answer, renormalised over the resolved mass."""
+    """The expected on-scale rating of one generated answer, renormalised over the resolved mass; ``stopped``: the
+    judge ended the answer itself (see :func:`rating_probabilities`)."""
     content = logprobs.content if logprobs is not None else []
-    probabilities, unresolved = rating_probabilities(content, low, high)
+    try:
+        probabilities, unresolved = rating_probabilities(content, low, high, stopped)
+    except LogprobError as error:
+        return LogprobRating(score=None, mass=0.0, unresolved_mass=0.0, error=str(error))
     mass = sum(probabilities.values())
     score = sum(value * p for value, p in probabilities.items()) / mass if mass >= min_mass and mass > 0 else None
     return LogprobRating(score=score, mass=mass, unresolved_mass=unresolved, probabilities=probabilities)
@@ -186,8 +223,8 @@ def expected_rating(
 def yes_no_rating(logprobs: Logprobs | None, min_mass: float = DEFAULT_MIN_MASS) -> LogprobRating:
     """``P(yes) / (P(yes) + P(no))`` at the first non-whitespace generated position (``probabilities``: 1 yes, 0 no).
 
-    A generated whitespace-only token moves the reading one position on, carrying its probability;
-    whitespace alternatives that were not generated are unresolved, as for numbers.
+    A generated token of whitespace or markup moves the reading one position on, carrying its probability; such
+    alternatives that were not generated are unresolved, as for numbers.
     """
     content = logprobs.content if logprobs is not None else []
     probabilities = {1: 0.0, 0: 0.0}
@@ -195,8 +232,12 @@ def yes_no_rating(logprobs: Logprobs | None, min_mass: float = DEFAULT_MIN_MASS)
     carried = 1.0
     for position in content:
         moved_on = False
-        for text, probability, is_generated in _alternatives(position):
-            word = text.strip().lower()
+        try:
+            alternatives = _alternatives(position)
+        except LogprobError as error:
+            return LogprobRating(score=None, mass=0.0, unresolved_mass=0.0, error=str(error))
+        for text, probability, is_generated in alternatives:
+            word = text[_SKIPPED.match(text).end() :].strip().lower()
             if word in _YES_NO:
                 probabilities[_YES_NO[word]] += carried * probability
             elif not word and is_generated:
@@ -286,7 +327,13 @@ async def rate_by_logprobs(
     Raises ``PrerequisiteError`` when the provider returns no log-probabilities.
     """
     output = await generate_with_logprobs(model, prompt, max_tokens_for(high), config)
-    return expected_rating(output.choices[0].logprobs if output.choices else None, low, high, min_mass), output
+    logprobs, stopped = (output.choices[0].logprobs, _stopped(output)) if output.choices else (None, False)
+    return expected_rating(logprobs, low, high, min_mass, stopped), output
+
+
+def _stopped(output: ModelOutput) -> bool:
+    """Whether the judge ended its answer itself rather than being cut off by the token limit."""
+    return bool(output.choices) and output.choices[0].stop_reason == "stop"
 
 
 def stored_rating(
@@ -296,7 +343,7 @@ def stored_rating(
     logprobs = Logprobs.model_validate({"content": entry.get("logprobs") or []})
     if binary:
         return yes_no_rating(logprobs, min_mass)
-    return expected_rating(logprobs, int(low), int(high), min_mass)
+    return expected_rating(logprobs, int(low), int(high), min_mass, entry.get("stop_reason") == "stop")
 
 
 def rating_details(rating: LogprobRating) -> dict[str, Any]:
@@ -306,6 +353,7 @@ def rating_details(rating: LogprobRating) -> dict[str, Any]:
         "mass": rating.mass,
         "unresolved_mass": rating.unresolved_mass,
         "probabilities": rating.probabilities,
+        **({"error": rating.error} if rating.error else {}),
     }
 
 
@@ -320,11 +368,13 @@ async def ask_logprobs(
 
 
 def stored_answer(output: ModelOutput) -> dict[str, Any]:
-    """One answer as the store keeps it: its text and its positions' top log-probabilities as plain dicts."""
+    """One answer as the store keeps it: its text, its positions' top log-probabilities as plain dicts, and whether
+    the judge stopped by itself (``stop_reason``: ``stop``) or was cut off."""
     logprobs = output.choices[0].logprobs if output.choices else None
     return {
         "answer": output.completion,
         "logprobs": [position.model_dump() for position in logprobs.content] if logprobs else [],
+        "stop_reason": output.choices[0].stop_reason if output.choices else None,
     }
 
 

@@ -32,7 +32,8 @@ Ratings (``parse_rating``):
    the answer (``4 - the summary ...``) or closes it (``... topics. 2``).
 
 Never counted: echoes (above), scale ranges (``1-5``, ``from 1 (worst) to 5 (best)``), numbers inside a
-token (``PG-13``, ``3rd``, ``2019-03-04``, ``10:30``, ``85%``), quoted passages (three or more words
+token (``PG-13``, ``3rd``, ``2019-03-04``, ``10:30``, ``85%``), numbers with a leading zero (``04``), quoted
+passages (three or more words
 between double quotes), numbered list and rubric markers, and off-scale values: outside ``low``-``high``,
 negative, or over a denominator other than ``high`` (``3 out of 10 key points``; ``Score: 5/10`` on a 1-5
 scale). An off-scale value is skipped like any other mention, so it neither wins its rule nor blocks a
@@ -439,6 +440,8 @@ class _Rating(_Answer):
         token = self.tokens[index]
         if not token.is_number or token.quoted or index in self.scale_ranges or index in self.list_markers:
             return None
+        if token.text[0] == "0" and token.text[1:2].isdigit():
+            return None  # a leading zero (04, 007) writes a code or a date part, not a rating
         value = float(token.text)
         before = self.at(index - 1)
         if before is not None and _attached(before, token):
@@ -876,6 +879,8 @@ class AnswerShape:
     kind: AnswerKind
     low: float = 1
     high: float = 5
+    higher_is_better: bool = True
+    """For a rating: whether the high end of the scale is the best (a lower-is-better criterion says otherwise)."""
 
     def parse_text(self, answer: str, prompt: str | None = None) -> float | str | bool | None:
         if self.kind == "rating":

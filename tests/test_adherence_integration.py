@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 
@@ -183,3 +184,44 @@ def test_perplexity_setting_refuses_a_chat_provider_in_one_message(tmp_path):
     result, calls = run_command(command, constant("3"), tmp_path, expect_success=False)
     assert not calls
     assert "openai-api-completions/" in one_clean_message(result)
+
+
+def test_a_lower_is_better_likert_criterion_is_asked_and_signed_the_humans_way(tmp_path):
+    """A custom criterion where 5 means many errors: the prompt says so, and a judge that follows it agrees with the
+    humans positively, entering the means with +1 (before, the prompt said 1 (worst) to 5 (best))."""
+    folder = tmp_path / "data"
+    folder.mkdir()
+    criteria = [
+        {"name": "errors", "original_name": "Errors", "range": [1, 5], "scale": "likert", "higher_is_better": False,
+         "group": "Integrity", "definition": "How many factual errors the answer makes."},
+        {"name": "clarity", "original_name": "Clarity", "range": [1, 5], "scale": "likert", "higher_is_better": True,
+         "group": "Content", "definition": "How easy the answer is to read."},
+    ]  # fmt: skip
+    (folder / "criteria.json").write_text(json.dumps({"task_description": "Answer a question.", "criteria": criteria}))
+    rows = [
+        {"id": f"q{j}", "task": f"Question {j}?", "response": f"Answer {j}.",
+         "criteria": {"errors": float(1 + j % 5), "clarity": float(1 + (j * 3) % 5)}}
+        for j in range(20)
+    ]  # fmt: skip
+    (folder / "items.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    human = {(row["task"], row["response"]): row["criteria"] for row in rows}
+
+    def follows_the_prompt(prompt: str) -> str:
+        task, response, ask = _ITEM.search(prompt).groups()
+        name = "errors" if "Errors" in ask else "clarity"
+        score = human[(task, response)][name]
+        low_is_best = re.search(r"from 1 \(best\) to 5 \(worst\)", ask) is not None
+        # a judge scores "how good" on the scale it is given: 5 best unless the prompt says 1 is best
+        goodness = 6 - score if name == "errors" else score
+        return f"Score: {6 - goodness if low_is_best else goodness:g}"
+
+    log, calls = eval_in_process(
+        "adherence_tasks/custom", follows_the_prompt, tmp_path, f"data_dir={folder}", "setting=criterion"
+    )
+    metrics = metrics_of(log)
+    assert metrics["pearson/errors"] == pytest.approx(1.0) and metrics["pearson/clarity"] == pytest.approx(1.0)
+    assert log.eval.metadata["criteria"]["errors"]["expected_sign"] == 1
+    assert metrics["pearson"] == pytest.approx(1.0)
+    asks = {call["messages"][-1]["content"].split("### Evaluation\n")[1] for call in calls}
+    assert any("Errors from 1 (best) to 5 (worst)" in ask for ask in asks)
+    assert any("Clarity from 1 (worst) to 5 (best)" in ask for ask in asks)

@@ -66,7 +66,7 @@ def test_step_by_step_reads_each_turn_by_logprobs_and_keeps_the_most_probable_sc
     )
     # one conversation per item, each turn one request for 2 tokens (a space, then the digit) with top logprobs
     assert len(calls) == 4 * 3
-    assert {(c["logprobs"], c["top_logprobs"], c["max_tokens"], c.get("n")) for c in calls} == {(True, 20, 2, None)}
+    assert {(c["logprobs"], c["top_logprobs"], c["max_tokens"], c.get("n")) for c in calls} == {(True, 20, 3, None)}
     asked = [call["messages"][-1]["content"] for call in calls]
     assert all(text.endswith("Reply with the score only.\nScore:") for text in asked if "Criterion: " in text)
     assert not any("explain" in text.lower() for text in asked)

@@ -127,3 +127,23 @@ def test_interval_is_nan_when_many_resamples_have_no_correlation():
     estimate = correlation(judge, human)
     assert not math.isnan(estimate.value)
     assert math.isnan(estimate.low) and math.isnan(estimate.high)
+
+
+def test_headline_interval_averages_the_same_criteria_in_every_resample():
+    from scorers.correlation import mean_pearson_interval
+
+    rng = np.random.default_rng(5)
+    human = rng.uniform(1, 5, 60)
+    steady = CriterionScores("coherence", "Content", human + rng.normal(0, 0.5, 60), human)
+    # a binary criterion with one positive label in 60 (ROSCOE step-wise style): most resamples miss it
+    rare_human = np.zeros(60)
+    rare_human[7] = 1.0
+    rare = CriterionScores("hallucination", "Integrity", rare_human.copy(), rare_human)
+    notes: dict[str, str] = {}
+    report = agreement_report([steady, rare], aligned=True, notes=notes)
+    assert report["pearson"] == pytest.approx((stats.pearsonr(steady.judge, human).statistic + 1.0) / 2)
+    # before: resamples without the positive label averaged coherence alone, so the interval mixed two means
+    assert math.isnan(report["pearson_ci_low"]) and math.isnan(report["pearson_ci_high"])
+    assert "hallucination" in notes["pearson_ci"] and "resamples" in notes["pearson_ci"]
+    interval = mean_pearson_interval([steady])
+    assert interval.reason is None and interval.low < stats.pearsonr(steady.judge, human).statistic < interval.high

@@ -299,3 +299,29 @@ def test_a_bad_judgments_file_names_file_row_and_field(tmp_path, fbi_data, damag
     path = tmp_path / "nowhere.jsonl" if damage == "missing" else samples
     with pytest.raises((DataError, OptionError), match=message):
         docs(suite_task="fbi_explanations", judgments=str(path))
+
+
+def test_answer_format_json_in_lm_eval_asks_for_json_and_reads_it(dhp_data):
+    """The prompts and the reading of answer_format=json, as inspect's; lm-eval passes no response schema."""
+    from lm_eval_tasks.utils import agg_D_avg, agg_json_fallbacks, agg_parse_failures, collect_answers, dhp_prompt, docs
+
+    documents = docs(
+        suite_task="dhp_storycloze",
+        data_dir=str(dhp_data("storycloze")),
+        n=3,
+        perturbations="typos",
+        answer_format="json",
+    )
+    records = []
+    for number, doc in enumerate(documents["test"]):
+        assert '"reasoning"' in dhp_prompt(doc) and "score only" not in dhp_prompt(doc)
+        original = json.loads(doc["metadata"])["perturbation"] == "original"
+        score = 5 if original else 2
+        answer = f'{{"reasoning": "Checked.", "score": {score}}}' if number % 4 else f"Score: {score}"
+        records.append(collect_answers(doc, [[answer]])["D_avg"])
+    assert agg_parse_failures(records) == 0
+    assert agg_json_fallbacks(records) == len([n for n in range(len(records)) if n % 4 == 0])
+    assert agg_D_avg(records) == pytest.approx(math.log(1 / 8) / math.log(0.05))
+    text = docs(suite_task="dhp_storycloze", data_dir=str(dhp_data("storycloze")), n=3, perturbations="typos")
+    records = [collect_answers(doc, [["5"]])["D_avg"] for doc in text["test"]]
+    assert math.isnan(agg_json_fallbacks(records))  # listed for every task, NaN under answer_format=text

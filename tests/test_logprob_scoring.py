@@ -23,6 +23,7 @@ from solvers.logprob_scoring import (
     expected_rating,
     max_tokens_for,
     rate_by_logprobs,
+    rating_details,
     stored_rating,
     yes_no_rating,
 )
@@ -147,9 +148,9 @@ def test_no_answer_at_all_fails():
     assert expected_rating(Logprobs(content=[]), 1, 5).mass == 0
 
 
-def test_max_tokens_cover_a_space_and_every_digit():
-    assert max_tokens_for(5) == 2
-    assert max_tokens_for(10) == 3
+def test_max_tokens_cover_two_leading_tokens_and_every_digit():
+    assert max_tokens_for(5) == 3
+    assert max_tokens_for(10) == 4  # " ", "**", "1", and the position that splits 1 from 10
 
 
 def fake_judge(logprobs: Logprobs | None, seen: list[GenerateConfig]):
@@ -176,7 +177,7 @@ def test_rate_by_logprobs_asks_for_top_logprobs_and_reads_them():
     assert rating.score == pytest.approx(3.5)
     assert output.completion == " 4"
     assert seen[0].logprobs is True and seen[0].top_logprobs == 20
-    assert seen[0].max_tokens == 2 and seen[0].temperature == 0.0
+    assert seen[0].max_tokens == 3 and seen[0].temperature == 0.0
 
 
 def test_rate_by_logprobs_without_logprobs_is_a_prerequisite_error():
@@ -211,3 +212,50 @@ def test_stored_positions_read_back_as_the_same_rating():
     entry = {"answer": " 4", "logprobs": [p.model_dump() for p in positions]}
     assert stored_rating(entry, 1, 5) == rate(*positions)
     assert stored_rating({"answer": "Yes", "logprobs": []}, 0, 1, binary=True).failed
+
+
+# ---- issue 17, item 4 ----
+
+
+def test_a_one_the_judge_ended_on_is_one_and_a_cut_off_one_is_unresolved():
+    answer = Logprobs(content=[position(("1", 0.9), ("2", 0.05), ("3", 0.05))])
+    stopped = expected_rating(answer, 1, 10, stopped=True)
+    assert stopped.probabilities[1] == pytest.approx(0.9) and stopped.score == pytest.approx(1.15)
+    # cut off by the token limit right after "1": 1 or 10 is not known, so only 2 and 3 are read (this was the
+    # reading of a judge that ended on "1" too)
+    cut = expected_rating(answer, 1, 10)
+    assert cut.unresolved_mass == pytest.approx(0.9) and cut.score == pytest.approx(2.5)
+    assert stored_rating(
+        {"logprobs": [p.model_dump() for p in answer.content], "stop_reason": "stop"}, 1, 10
+    ).score == (pytest.approx(1.15))
+    ten = rate(position(("1", 0.9), ("2", 0.1)), position(("0", 0.8), ("\n", 0.2)), high=10)
+    assert ten.probabilities[10] == pytest.approx(0.72) and ten.probabilities[1] == pytest.approx(0.18)
+
+
+def test_markup_the_judge_writes_before_the_number_is_read_past():
+    # "**4**": the rating rests on what follows the generated "**", not only on the 15 % beside it
+    rating = rate(position(("**", 0.85), ("4", 0.15)), position(("4", 0.9), ("5", 0.1)))
+    assert rating.probabilities[4] == pytest.approx(0.15 + 0.85 * 0.9)
+    assert rating.probabilities[5] == pytest.approx(0.85 * 0.1)
+    assert rating.mass == pytest.approx(1.0)
+    # a word is not markup: the 15 % beside it stays below a min_mass of 0.2
+    assert rate(position(("The", 0.85), ("4", 0.15)), min_mass=0.2).failed
+    assert yes_no_rating(Logprobs(content=[position(("**", 0.9), ("No", 0.1)), position(("Yes", 1.0))])).score == (
+        pytest.approx(0.9)
+    )
+
+
+@pytest.mark.parametrize("token", ["４", "٤", "04"])
+def test_other_digits_and_leading_zeros_are_not_ratings(token):
+    rating = rate(position((token, 0.7), ("3", 0.3)))
+    assert rating.probabilities[4] == 0 and rating.score == pytest.approx(3.0)
+
+
+def test_provider_errors_are_reported_not_summed():
+    positive = Logprob(token="4", logprob=0.5, top_logprobs=[TopLogprob(token="4", logprob=0.5)])
+    rating = expected_rating(Logprobs(content=[positive]), 1, 5)
+    assert rating.failed and "above 0" in rating.error
+    twice = position(("4", 0.4), ("4", 0.4), ("3", 0.2))
+    rating = expected_rating(Logprobs(content=[twice]), 1, 5)
+    assert rating.failed and "twice" in rating.error
+    assert "error" in rating_details(rating)

@@ -58,7 +58,7 @@ def test_dhp_reads_expected_ratings_and_counts_low_mass_as_parse_failures(tmp_pa
     )
     # one request per text and metric whatever repeats says: 4 items x (original + typos) x 3 metrics
     assert len(calls) == 4 * 2 * 3
-    assert {(c["logprobs"], c["top_logprobs"], c["max_tokens"], c.get("n")) for c in calls} == {(True, 20, 2, None)}
+    assert {(c["logprobs"], c["top_logprobs"], c["max_tokens"], c.get("n")) for c in calls} == {(True, 20, 3, None)}
     assert log.eval.metadata["scoring"] == "logprobs" and log.eval.metadata["min_mass"] == 0.1
     assert log.eval.metadata["repeats"] == 1
     by_variant = {s.metadata["perturbation"]: next(iter(s.scores.values())) for s in log.samples}
@@ -181,7 +181,7 @@ def test_fbi_single_logprobs_asks_for_the_rating_only(tmp_path, fbi_data):
     )
     prompts = [call["messages"][-1]["content"] for call in calls]
     assert not any("First explain" in prompt for prompt in prompts)
-    assert {call["max_tokens"] for call in calls} == {3}
+    assert {call["max_tokens"] for call in calls} == {4}
     assert log.eval.metadata["scoring"] == "logprobs"
     assert log.eval.metadata["prompt"] == "rating only, no explanation"
     metrics = metrics_of(log)

@@ -9,6 +9,7 @@ import json
 import math
 import shutil
 import subprocess
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -435,3 +436,17 @@ def test_a_cell_takes_one_value():
     table.put(("a",), "x", Cell(1.0, None, 0.0, False, "one.eval"))
     with pytest.raises(ValueError, match="already holds the value of one.eval; two.eval would replace it"):
         table.put(("a",), "x", Cell(2.0, None, 0.0, False, "two.eval"))
+
+
+def test_without_matplotlib_the_report_is_written_without_plots(tmp_path, monkeypatch, capsys):
+    """``pip install .`` without the plots extra: one note naming the extra, not a ModuleNotFoundError."""
+    from judge_report import cli
+
+    monkeypatch.setattr(cli, "read_runs", lambda paths: ([run("a", 0.25), run("b", 0.4)], []))
+    for module in ("matplotlib", "matplotlib.pyplot"):
+        monkeypatch.setitem(sys.modules, module, None)  # import matplotlib now fails, as without the extra
+    out = cli.run(["logs", "--out", str(tmp_path / "report")])
+    printed = capsys.readouterr().out
+    assert "matplotlib is not installed (pip install 'judge-meta-eval[plots]'" in printed
+    assert (out / "report.md").is_file() and (out / "report.html").is_file() and not list((out / "plots").iterdir())
+    assert "Figures" not in (out / "report.md").read_text()

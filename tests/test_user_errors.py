@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from inspect_ai._util.error import PrerequisiteError
 
+from judge_data.options import OptionError
 from tests.cli import INSPECT, create_task, one_clean_message, run_cli, task_options
 from tests.conftest import DATA_ROOT
 
@@ -213,3 +214,32 @@ def test_bad_input_ends_the_real_cli_with_one_clean_message(tmp_path, bad_inputs
     paragraphs = [block for block in (result.stdout + result.stderr).strip().split("\n\n") if block.strip()]
     assert len(paragraphs) == 1, output
     assert message in output, output
+
+
+@pytest.mark.parametrize(
+    ("task", "options", "message"),
+    [
+        ("dhp_tasks/summeval", ["combine=mean"], "unknown combine 'mean'"),
+        ("dhp_tasks/summeval", ["n=0"], "n must be at least 1"),
+        ("dhp_tasks/summeval", ["perturbations=nope"], "nope"),
+        ("dhp_tasks/summeval", ["scoring=logprobs", "answer_format=json"], "answer_format=json"),
+        ("fbi_tasks/single", ["strategy=best"], "unknown single strategy 'best'"),
+        ("fbi_tasks/pairwise", ["answer_format=yaml"], "unknown answer_format 'yaml'"),
+        ("adherence_tasks/summeval", ["setting=foo"], "unknown setting 'foo'"),
+        ("adherence_tasks/summeval", ["n=0"], "n must be at least 1"),
+        ("adherence_tasks/topicalchat", ["setting=perplexity", "answer_format=json"], "scoring=perplexity"),
+        ("coeval_tasks/eli5", ["mode=stepwise"], "unknown mode 'stepwise'"),
+        ("coeval_tasks/rocstories", ["n=0"], "n must be at least 1"),
+        ("coeval_tasks/criteria", ["match_threshold=2"], "match_threshold"),
+    ],
+)
+def test_options_are_checked_before_any_data_is_fetched(monkeypatch, task, options, message):
+    """Offline, a wrong option is what the user hears about, not the download it never needed (issue 17)."""
+
+    def no_fetch():
+        raise AssertionError("data was fetched before the options were checked")
+
+    monkeypatch.setattr("judge_data.io._download_manager", no_fetch)
+    with pytest.raises(OptionError) as raised:
+        create_task(task, *options)
+    assert message in raised.value.message
