@@ -141,7 +141,6 @@ def _mark_quotes(tokens: list[_Token]) -> list[_Token]:
     return [token._replace(quoted=True) if index in quoted else token for index, token in enumerate(tokens)]
 
 
-_VERDICT_LABELS = frozenset({"a", "b", "c", "tie"})
 _CHECK_LABELS = frozenset({"yes", "no"})
 _NEGATIONS = frozenset({"not", "never", "t"})
 """``t`` is what is left of ``n't`` after tokenising."""
@@ -299,11 +298,13 @@ def _echoes(tokens: Sequence[_Token], prompt: str | None) -> set[int]:
     by_sentence: dict[int, list[_Bracket]] = {}
     for bracket in brackets.values():
         by_sentence.setdefault(tokens[bracket.start].sentence, []).append(bracket)
+    echo_sentences = set()
     for sentence, found in by_sentence.items():
         named = {bracket.value for bracket in found}
         conditional = any(bracket.end < len(tokens) and tokens[bracket.end].lower == "if" for bracket in found)
         if PLACEHOLDER in named or (len(named) > 1 and conditional):
-            echoes.update(index for index, token in enumerate(tokens) if token.sentence == sentence)
+            echo_sentences.add(sentence)
+    echoes.update(index for index, token in enumerate(tokens) if token.sentence in echo_sentences)
     return echoes
 
 

@@ -146,6 +146,8 @@ LONG = 20_000
         ('"' * LONG + "4", 4.0, None),
         ("\n" * LONG + "4", 4.0, None),
         ("Score: 3. " * (LONG // 10) + "Score: 4.", 4.0, None),
+        ("[[n]]. " * (LONG // 7) + "Score: 4", 4.0, None),  # a placeholder in every sentence
+        ("[[A]] if x [[B]]. " * (LONG // 18), None, None),
     ],
 )
 def test_long_adversarial_answers_parse_in_linear_time(answer, rating, verdict):
