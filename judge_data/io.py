@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from inspect_ai._util.error import PrerequisiteError
+from judge_data.inspect_private import PrerequisiteError
 
 
 class DataError(ValueError, PrerequisiteError):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from inspect_ai._util.error import PrerequisiteError
+from judge_data.inspect_private import PrerequisiteError
 
 
 class OptionError(ValueError, PrerequisiteError):

@@ -15,11 +15,11 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
-from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState
 
 from judge_data import DownloadError
+from judge_data.inspect_private import PrerequisiteError
 from scorers.values import as_float
 from solvers.criteria_lists import CRITERIA_STORE_KEY, parse_criteria_list
 

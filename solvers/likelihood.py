@@ -33,15 +33,19 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import anyio
-from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.model import GenerateConfig, Model, ModelAPI, ModelOutput, get_model
-from inspect_ai.model._model import active_model
-from inspect_ai.model._providers.openai_compatible import OpenAICompatibleAPI
-from inspect_ai.model._providers.openai_compatible_completions import OpenAICompatibleCompletionsAPI
-from inspect_ai.model._providers.vllm import VLLMAPI
-from inspect_ai.model._providers.vllm_completions import VLLMCompletionsAPI
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import registry_info
+
+from judge_data.inspect_private import (
+    VLLMAPI,
+    OpenAICompatibleAPI,
+    OpenAICompatibleCompletionsAPI,
+    PrerequisiteError,
+    VLLMCompletionsAPI,
+    active_model,
+    is_hf_api,
+)
 
 SEPARATOR = "\n\n"
 """Between the context and the response: a paragraph break, neutral for any kind of text."""
@@ -122,22 +126,13 @@ def _provider(model: Model) -> str:
     return registry_info(model.api).name.split("/")[-1]
 
 
-def _is_hf(api: ModelAPI) -> bool:
-    # hf.py imports torch and transformers; it is only loaded when an hf/ model exists.
-    if "inspect_ai.model._providers.hf" not in sys.modules:
-        return False
-    from inspect_ai.model._providers.hf import HuggingFaceAPI
-
-    return isinstance(api, HuggingFaceAPI)
-
-
 def _is_completions(api: ModelAPI) -> bool:
     return isinstance(api, (VLLMCompletionsAPI, OpenAICompatibleCompletionsAPI))
 
 
 def check_likelihood_support(model: Model) -> None:
     """Raise :class:`PrerequisiteError` unless ``model``'s provider can give prompt log-likelihoods."""
-    if _is_hf(model.api) or _is_completions(model.api):
+    if is_hf_api(model.api) or _is_completions(model.api):
         return
     provider = _provider(model)
     if isinstance(model.api, VLLMAPI):
@@ -163,7 +158,7 @@ async def response_likelihood(model: Model, context: str | None, response: str) 
     check_likelihood_support(model)
     if not response:
         return _likelihood(response, [], [])
-    if _is_hf(model.api):
+    if is_hf_api(model.api):
         return await anyio.to_thread.run_sync(_hf_likelihood, model.api, context, response)
     return await _completions_likelihood(model, context, response)
 

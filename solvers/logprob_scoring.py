@@ -50,11 +50,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.model import ChatMessage, GenerateConfig, Logprob, Logprobs, Model, ModelOutput, get_model
-from inspect_ai.model._model import active_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from judge_data.inspect_private import PrerequisiteError, active_model
 from judge_data.options import OptionError
 
 RatingScoring = Literal["sample", "logprobs"]

@@ -11,8 +11,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from inspect_ai import Task
-from inspect_ai._util.config import parse_cli_args
 from inspect_ai.log import EvalLog, read_eval_log
+
+from judge_data.inspect_private import parse_cli_args
 
 BIN = Path(sys.executable).parent
 INSPECT = str(BIN / "inspect")

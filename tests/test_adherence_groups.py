@@ -7,11 +7,11 @@ import json
 
 import numpy as np
 import pytest
-from inspect_ai._util.error import PrerequisiteError
 
 from adherence_tasks.datasets import DATASETS
 from adherence_tasks.sources import criteria_file, packaged_groups
 from judge_data.human import GROUPS
+from judge_data.inspect_private import PrerequisiteError
 from scorers.correlation import CriterionScores, agreement_report
 from tests.cli import create_task
 from tests.conftest import data_folder

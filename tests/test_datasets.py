@@ -105,7 +105,7 @@ def test_custom_rows_of_the_wrong_type_name_file_row_and_field(tmp_path, line, m
 
 def test_data_errors_are_inspect_prerequisite_errors():
     """inspect shows a PrerequisiteError's message alone, without a traceback."""
-    from inspect_ai._util.error import PrerequisiteError
+    from judge_data.inspect_private import PrerequisiteError
 
     error = DataError("f.jsonl, row 2: field 'text' is missing or empty")
     assert isinstance(error, ValueError) and isinstance(error, PrerequisiteError)

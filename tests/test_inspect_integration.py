@@ -12,13 +12,13 @@ from unittest.mock import patch
 
 import pytest
 from inspect_ai import eval as inspect_eval
-from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import Model, get_model
 
 from dhp_tasks.datasets import DATASETS
 from dhp_tasks.dhp import DHP_TASK_VERSION, paper_dataset_task
 from dhp_tasks.perturbations import PERTURBATIONS
+from judge_data.inspect_private import PrerequisiteError
 from scorers.discernment import discernment
 from tests.cli import INSPECT, create_task, only_log, run_cli, task_options
 from tests.fake_judge import constant, judged_text, knows_originals, serve

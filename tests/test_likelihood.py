@@ -11,9 +11,9 @@ import random
 from pathlib import Path
 
 import pytest
-from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.model import get_model
 
+from judge_data.inspect_private import PrerequisiteError
 from solvers import likelihood
 from solvers.likelihood import SEPARATOR, STORE_KEY, response_likelihood, response_token_start, scored_text
 from tests.cli import INSPECT, one_clean_message, only_log, run_cli

@@ -6,8 +6,8 @@ import asyncio
 import math
 
 import pytest
-from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.model import (
+    ChatCompletionChoice,
     ChatMessageAssistant,
     GenerateConfig,
     Logprob,
@@ -17,8 +17,8 @@ from inspect_ai.model import (
     TopLogprob,
     get_model,
 )
-from inspect_ai.model._model_output import ChatCompletionChoice
 
+from judge_data.inspect_private import PrerequisiteError
 from solvers.logprob_scoring import (
     expected_rating,
     max_tokens_for,

@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from inspect_ai._util.error import PrerequisiteError
 
+from judge_data.inspect_private import PrerequisiteError
 from judge_data.options import OptionError
 from tests.cli import INSPECT, create_task, one_clean_message, run_cli, task_options
 from tests.conftest import DATA_ROOT

@@ -1,0 +1,41 @@
+"""Every name this project takes from inspect-ai's private modules, in one place.
+
+inspect-ai does not export these from its public API, and its private layout may change with any release: an
+upgrade that moves one of them breaks here, in one import, and nowhere else. Import them from this module only.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from inspect_ai._util.config import parse_cli_args
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.model._model import active_model
+from inspect_ai.model._providers.openai_compatible import OpenAICompatibleAPI
+from inspect_ai.model._providers.openai_compatible_completions import OpenAICompatibleCompletionsAPI
+from inspect_ai.model._providers.vllm import VLLMAPI
+from inspect_ai.model._providers.vllm_completions import VLLMCompletionsAPI
+
+__all__ = [
+    "VLLMAPI",
+    "OpenAICompatibleAPI",
+    "OpenAICompatibleCompletionsAPI",
+    "PrerequisiteError",
+    "VLLMCompletionsAPI",
+    "active_model",
+    "is_hf_api",
+    "parse_cli_args",
+]
+
+_HF_MODULE = "inspect_ai.model._providers.hf"
+
+
+def is_hf_api(api: Any) -> bool:
+    """Whether ``api`` is inspect's ``hf/`` provider; its module imports torch and transformers, so it is only
+    looked at when an ``hf/`` model has already loaded it."""
+    if _HF_MODULE not in sys.modules:
+        return False
+    from inspect_ai.model._providers.hf import HuggingFaceAPI
+
+    return isinstance(api, HuggingFaceAPI)
