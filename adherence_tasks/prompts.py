@@ -36,6 +36,7 @@ class Question:
 
     @property
     def shape(self) -> AnswerShape:
+        """How the answer to this question is read: yes/no, or a rating on its scale and direction."""
         return YES_NO if self.binary else AnswerShape("rating", self.low, self.high, self.higher_is_better)
 
 

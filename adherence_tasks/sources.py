@@ -31,6 +31,13 @@ CRITERIA_DIR = Path(__file__).parent / "criteria"
 Row = dict[str, Any]
 
 
+def _matched(match: re.Match[str] | None, url: str) -> re.Match[str]:
+    """A match in a pinned source's URL; none means the pinned URL list and its parser disagree."""
+    if match is None:
+        raise DataError(f"{url}: not a URL of the pinned layout")
+    return match
+
+
 def _raw(repo: str, commit: str, path: str) -> str:
     return f"https://raw.githubusercontent.com/{repo}/{commit}/{path}"
 
@@ -168,7 +175,7 @@ def _roscoe_score(value: Any, where: str) -> float:
 def _roscoe_rows(files: Mapping[str, Path], level: str) -> Iterator[Row]:
     """JUDGE-BENCH's ROSCOE files: the annotation form text of each instance, and one expert's answers."""
     for url, path in files.items():
-        subset = re.search(r"roscoe-(\w+)-" + level, url).group(1)
+        subset = _matched(re.search(r"roscoe-(\w+)-" + level, url), url).group(1)
         document = _json(path, url)
         names = {a["metric"]: re.sub(r"\W+", "_", a["metric"].lower()) for a in _get(document, "annotations", url)}
         for instance in _get(document, "instances", url):
@@ -215,10 +222,12 @@ def _roscoe_rows(files: Mapping[str, Path], level: str) -> Iterator[Row]:
 
 
 def roscoe_rows(files: Mapping[str, Path]) -> Iterator[Row]:
+    """ROSCOE's whole-response ratings, one row per rated generation."""
     return _roscoe_rows(files, "overall")
 
 
 def roscoe_stepwise_rows(files: Mapping[str, Path]) -> Iterator[Row]:
+    """ROSCOE's step-level error labels, one row per rated step."""
     return _roscoe_rows(files, "stepwise")
 
 
@@ -262,7 +271,7 @@ def opinsummeval_rows(files: Mapping[str, Path]) -> Iterator[Row]:
 def thenextchapter_rows(files: Mapping[str, Path]) -> Iterator[Row]:
     """``HumanEvaluation/<pool>/<subset>.json``: conditions, each with a reference and rated generations (means)."""
     for url, path in files.items():
-        pool, subset = re.search(r"HumanEvaluation/(\w+)/(\w+)\.json$", url).groups()
+        pool, subset = _matched(re.search(r"HumanEvaluation/(\w+)/(\w+)\.json$", url), url).groups()
         for index, condition in enumerate(_json(path, url)):
             where = f"{url}, condition {index}"
             for generation in _get(condition, "generations", where):

@@ -44,6 +44,8 @@ SCORE_RANGE = (1.0, 5.0)
 
 @dataclass(frozen=True)
 class CoevalDataset:
+    """One of CoEval's datasets: where its files are in the pinned repository, and its criteria."""
+
     name: str
     folder: str
     """Folder name under ``shared/data/human/``."""
@@ -359,7 +361,7 @@ def _public_item(
     if not isinstance(entry, dict) or not isinstance(entry.get("prediction"), str):
         raise DataError(f"{where}: expected an object with a 'prediction' text")
     by_criterion: dict[str, dict[str, Any]] = {}
-    for (name, _), original in zip(dataset.criteria, originals):
+    for (name, _), original in zip(dataset.criteria, originals, strict=True):
         raw = entry.get(original)
         if not isinstance(raw, dict):
             raise DataError(f"{where}: criterion {original!r} has no object of annotator scores")
@@ -415,7 +417,7 @@ def read_public_items(dataset: CoevalDataset) -> HumanScores:
     low, high = SCORE_RANGE
     criteria = tuple(
         HumanCriterion(name, original.strip(), low, high, "likert", True, original.strip(), {}, group)
-        for (name, group), original in zip(dataset.criteria, originals)
+        for (name, group), original in zip(dataset.criteria, originals, strict=True)
     )
     items = []
     for index, (prompt, systems) in enumerate(scores.items()):

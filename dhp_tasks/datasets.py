@@ -12,7 +12,7 @@ import csv
 import json
 import logging
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -60,6 +60,7 @@ def _most_sentences(references: list[str]) -> str:
 
 
 def summeval_items(rows: Iterator[tuple[int, dict[str, Any]]], path: Path | str, article_field: str) -> list[Item]:
+    """SummEval items: the reference with the most sentences as the text, the article as its context."""
     items: dict[str, Item] = {}
     for row_number, row in rows:
         item_id = field(row, "id", path, row_number)
@@ -71,11 +72,13 @@ def summeval_items(rows: Iterator[tuple[int, dict[str, Any]]], path: Path | str,
 
 
 def summeval_local(folder: Path) -> list[Item]:
+    """SummEval from a local folder in the shared layout."""
     path = _only_file(folder, "summeval*.jsonl")
     return summeval_items(read_jsonl(path), path, "source")
 
 
 def summeval_remote() -> list[Item]:
+    """SummEval from its public file (unpinned: its bucket is unversioned, so a warning says so)."""
     logger.warning(
         "summeval: the public source %s has no published checksum, so its content is not verified; "
         "pass -T data_dir=<folder> with a copy you trust to pin it",
@@ -86,6 +89,7 @@ def summeval_remote() -> list[Item]:
 
 
 def sumpubmed_local(folder: Path) -> list[Item]:
+    """SumPubMed BACKGROUND sections from a local folder in the shared layout."""
     path = _only_file(folder, "sumpubmed*.jsonl")
     return [
         Item(field(row, "id", path, n), field(row, "reference", path, n).strip(), field(row, "source", path, n).strip())
@@ -132,6 +136,7 @@ def sumpubmed_remote(n: int, seed: int) -> list[Item]:
 
 
 def story_items(rows: list[tuple[int, dict[str, Any]]], path: Path | str) -> list[Item]:
+    """Story Cloze items: the right ending as the text, the first four sentences as its context."""
     return [
         Item(
             field(row, "id", path, n),
@@ -144,11 +149,13 @@ def story_items(rows: list[tuple[int, dict[str, Any]]], path: Path | str) -> lis
 
 
 def storycloze_local(folder: Path) -> list[Item]:
+    """Story Cloze from a local folder in the shared layout."""
     path = _only_file(folder, "storycloze*.jsonl")
     return story_items(list(read_jsonl(path)), path)
 
 
 def storycloze_remote() -> list[Item]:
+    """Story Cloze from its public copy at a pinned commit."""
     path = download(STORYCLOZE_URL)
     rows = []
     with path.open(encoding="utf-8", newline="") as handle:
@@ -171,6 +178,7 @@ def storycloze_remote() -> list[Item]:
 
 
 def qa_context(question: str, paragraph: str) -> str:
+    """The context a QA answer is judged in: the question, then the paragraph it is about."""
     return f"Question: {question}\n\nParagraph: {paragraph}"
 
 
@@ -223,7 +231,7 @@ def translation_items(rows: Iterator[tuple[int, dict[str, Any]]], path: Path | s
     return items
 
 
-def translation_paragraphs(rows: Iterator[tuple[int, dict[str, Any]]], path: Path | str) -> list[Item]:
+def translation_paragraphs(rows: Iterable[tuple[int, dict[str, Any]]], path: Path | str) -> list[Item]:
     """Paragraph units for sentence-segmented test sets (WMT22 de-en).
 
     Within each document, consecutive segments are joined until the joined reference is over the
@@ -231,20 +239,20 @@ def translation_paragraphs(rows: Iterator[tuple[int, dict[str, Any]]], path: Pat
     under the threshold is left out. Units never cross documents. Without document ids in the data,
     single segments are used instead (with a warning), since joining could cross documents.
     """
-    rows = list(rows)
-    if not rows or any(not row.get("doc_id") for _, row in rows):
+    listed = list(rows)
+    if not listed or any(not row.get("doc_id") for _, row in listed):
         logger.warning(
             "%s: no document ids, so no paragraph units; using single segments over %d characters",
             path,
             TRANSLATION_MIN_CHARS,
         )
-        return translation_items(iter(rows), path)
+        return translation_items(iter(listed), path)
     items: list[Item] = []
     unit: list[tuple[int, dict[str, Any]]] = []
-    for index, (n, row) in enumerate(rows):
+    for index, (n, row) in enumerate(listed):
         unit.append((n, row))
         reference = " ".join(field(r, "reference", path, m).strip() for m, r in unit)
-        next_doc = rows[index + 1][1]["doc_id"] if index + 1 < len(rows) else None
+        next_doc = listed[index + 1][1]["doc_id"] if index + 1 < len(listed) else None
         if len(reference) > TRANSLATION_MIN_CHARS:
             source = " ".join(field(r, "source", path, m).strip() for m, r in unit)
             unit_id = f"{field(unit[0][1], 'id', path, unit[0][0])}+{len(unit) - 1}"
@@ -273,7 +281,7 @@ def wmt22_xml_rows(path: Path, source_url: str) -> Iterator[tuple[int, dict[str,
                 f"{source_url}: document {doc.get('id')!r} has {len(source_segments)} source but "
                 f"{len(reference_segments)} reference segments"
             )
-        for source_text, reference_text in zip(source_segments, reference_segments):
+        for source_text, reference_text in zip(source_segments, reference_segments, strict=True):
             number += 1
             yield (
                 number,
@@ -290,6 +298,8 @@ def _translation_units(pair: str) -> Callable[[Iterator[tuple[int, dict[str, Any
 
 
 def wmt22_local(pair: str) -> Callable[[Path], list[Item]]:
+    """A loader of one WMT22 language pair from a local folder in the shared layout."""
+
     def load(folder: Path) -> list[Item]:
         path = _only_file(folder, f"wmt22_{pair}_all_segments.jsonl")
         return _translation_units(pair)(read_jsonl(path), path)
@@ -298,6 +308,7 @@ def wmt22_local(pair: str) -> Callable[[Path], list[Item]]:
 
 
 def wmt22_remote(pair: str) -> Callable[[], list[Item]]:
+    """A loader of one WMT22 language pair from the pinned public repository."""
     source_language, target_language = pair.split("-")
 
     def load() -> list[Item]:
@@ -312,7 +323,7 @@ def wmt22_remote(pair: str) -> Callable[[], list[Item]]:
             raise DataError(f"{source_url} has {len(sources)} lines but {reference_url} has {len(references)}")
         rows = (
             (line, {"id": f"wmt22-{pair}-{line}", "source": source, "reference": reference})
-            for line, (source, reference) in enumerate(zip(sources, references), start=1)
+            for line, (source, reference) in enumerate(zip(sources, references, strict=True), start=1)
         )
         return translation_items(rows, reference_url)
 

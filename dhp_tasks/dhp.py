@@ -356,6 +356,7 @@ def paper_dataset_task(
     normalize: Normalization = DEFAULT_NORMALIZATION,
     answer_format: AnswerFormat = "text",
 ) -> Task:
+    """A DHP task on one of the paper's datasets, from its public source, a local folder or a built suite."""
     check_options(
         n=n,
         repeats=repeats,

@@ -47,6 +47,7 @@ class Change:
 
 
 def fictional_entities(count: str) -> Change:
+    """The change that invents ``count`` entities the text does not contain (a consistency error)."""
     return Change(
         family="fictional_entities",
         level="word",
@@ -63,6 +64,7 @@ def fictional_entities(count: str) -> Change:
 
 
 def grammar_errors(count: str) -> Change:
+    """The change that breaks the grammar of ``count`` sentences (a fluency error)."""
     return Change(
         family="grammar_errors",
         level="word",
@@ -78,6 +80,7 @@ def grammar_errors(count: str) -> Change:
 
 
 def rewrite_and_insert(count: str) -> Change:
+    """The change that inserts ``count`` rephrased copies of sentences (repeated content)."""
     return Change(
         family="rewrite_insert",
         level="sentence",
@@ -189,9 +192,11 @@ class PerturberReport:
     calls: int = 0
 
     def reject(self, perturbation_id: str, reason: str) -> None:
+        """Count a perturber reply that was not used, by why, for the suite's report."""
         self.rejections.setdefault(perturbation_id, Counter())[reason] += 1
 
     def as_dict(self) -> dict[str, object]:
+        """The counts as the suite file's report holds them."""
         return {
             "calls": self.calls,
             "rejected": {pid: dict(sorted(reasons.items())) for pid, reasons in sorted(self.rejections.items())},

@@ -44,6 +44,8 @@ PerturbFunction = Callable[[Item, random.Random, Sequence[Item]], str]
 
 @dataclass(frozen=True)
 class Perturbation:
+    """One row of the paper's perturbation table: which change, at which level and degree, and how it is made."""
+
     id: str
     family: str
     level: Level
@@ -171,7 +173,7 @@ def shuffle_sentences(k: int | None) -> PerturbFunction:
             order = chosen[:]
             rng.shuffle(order)
             reordered = sentences[:]
-            for slot, source in zip(chosen, order):
+            for slot, source in zip(chosen, order, strict=True):
                 reordered[slot] = sentences[source]
             if reordered != sentences:
                 return _fill_slots(item.text, spans, reordered)
@@ -183,7 +185,7 @@ def shuffle_sentences(k: int | None) -> PerturbFunction:
 def _fill_slots(text: str, spans: Sequence[tuple[int, int]], sentences: Sequence[str]) -> str:
     """``text`` with the sentence at each span replaced by the matching one of ``sentences``."""
     parts = [text[: spans[0][0]]]
-    for index, ((_, end), sentence) in enumerate(zip(spans, sentences)):
+    for index, ((_, end), sentence) in enumerate(zip(spans, sentences, strict=True)):
         following = spans[index + 1][0] if index + 1 < len(spans) else len(text)
         parts += [sentence, text[end:following]]
     return "".join(parts)
@@ -218,6 +220,7 @@ def _single(family: str, level: Level, k: int | None, apply: PerturbFunction) ->
 
 
 def summarization_perturbations(k_minor: int, k_major: int) -> list[Perturbation]:
+    """The summarization rows of the table, with the minor and major counts of a dataset."""
     return [
         *_pair("char_deletion", "character", delete_characters, k_minor, k_major),
         *_pair("typos", "character", add_typos, k_minor, k_major),

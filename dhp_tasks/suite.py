@@ -49,6 +49,8 @@ SUITE_FORMAT = "dhp-suite/1"
 
 @dataclass
 class Suite:
+    """A suite file read back: its header (provenance, report), the items and each item's variants."""
+
     header: dict[str, Any]
     items: list[Item]
     variants: dict[str, dict[str, str]]
@@ -130,7 +132,7 @@ async def build_suite(
                     for item, row in jobs
                 )
             )
-        for (item, row), text in zip(jobs, texts):
+        for (item, row), text in zip(jobs, texts, strict=True):
             if text is not None:
                 variants[item.id][row.id] = text
     header = {
@@ -158,6 +160,7 @@ async def build_suite(
 
 
 def write_suite(suite: Suite, path: str | Path) -> None:
+    """Write a suite file (JSONL: the header, then one row per item); the same inputs give the same bytes."""
     lines = [json.dumps(suite.header, sort_keys=True, ensure_ascii=False)]
     for item in suite.items:
         row = {"id": item.id, "text": item.text, "context": item.context, "variants": suite.variants[item.id]}
@@ -263,6 +266,7 @@ def _model_args(pairs: Sequence[str]) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> None:
+    """``dhp-build``: build a suite file once, so every judge is rated on the same texts."""
     parser = argparse.ArgumentParser(
         prog="dhp-build", description="Build a DHP suite file: items and every perturbed variant."
     )

@@ -42,6 +42,8 @@ ID_PREFIX_ABILITY = {"lf": "long_form", "factual": "factual", "if": "instruction
 
 @dataclass(frozen=True)
 class Category:
+    """One of FBI's categories: its ability, its file in the release, its title and whether the paper uses it."""
+
     id: str
     ability: str
     file: str
@@ -83,6 +85,8 @@ ABILITY_FOLDER_OF = {ability: folder for folder, ability in ABILITY_FOLDERS.item
 
 @dataclass(frozen=True)
 class FbiItem:
+    """One FBI item: a question, its gold answer and the copy that carries the category's error."""
+
     id: str
     ability: str
     category: str
@@ -94,6 +98,7 @@ class FbiItem:
 
     @property
     def invariant(self) -> bool:
+        """Whether the edit should not change the score (penalising it is the failure)."""
         return self.ability == SCORE_INVARIANT
 
 
@@ -126,7 +131,7 @@ def read_category(root: Path, category: Category) -> list[FbiItem]:
             if row.get(None):
                 raise DataError(
                     f"{path}, row {row_number}: {len(row[None])} field(s) beyond the header's "
-                    f"{len(reader.fieldnames)} columns (a tab inside a field?)"
+                    f"{len(reader.fieldnames or ())} columns (a tab inside a field?)"
                 )
             item_id = field(row, "cdx", path, row_number).strip()
             if item_id in first_row_of:
@@ -205,6 +210,8 @@ def select_categories(
 
 @dataclass(frozen=True)
 class FbiSelection:
+    """The items a task judges and those left out before the draw (identical to their gold answer)."""
+
     items: list[FbiItem]
     unchanged: list[FbiItem]
     """Items of perturbed categories left out because their perturbed answer is identical to the gold one."""

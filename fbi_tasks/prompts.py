@@ -131,6 +131,7 @@ PAIRWISE_RULES = (
 
 
 def _levels(scale: int, axis: Axis | None) -> str:
+    levels: tuple[str, ...]
     if scale == 3:
         levels = axis.levels_3 if axis else GENERAL_LEVELS_3
     elif scale == 5:
@@ -150,6 +151,7 @@ def rating_only_request(scale: int) -> str:
 
 
 def rating_shape(scale: int) -> AnswerShape:
+    """FBI's ratings: whole numbers from 1 to ``scale``, higher is better."""
     return AnswerShape("rating", 1, scale)
 
 

@@ -46,6 +46,7 @@ class HumanCriterion:
 
     @property
     def binary(self) -> bool:
+        """Whether the humans answered yes/no (0/1) rather than on a Likert scale."""
         return self.scale == "binary"
 
 

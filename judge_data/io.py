@@ -45,6 +45,7 @@ def download_error(source: str, error: Exception) -> DownloadError:
 
 
 def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file, read in blocks, to check a download against its pinned hash."""
     digest = hashlib.sha256()
     with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from judge_data import DataError
 from judge_report.exports import write_exports
+from judge_report.plots import Figure
 from judge_report.render import (
     html_page,
     markdown,
@@ -34,6 +35,7 @@ def _choices(value: str, allowed: tuple[str, ...], option: str) -> list[str]:
 
 
 def parser() -> argparse.ArgumentParser:
+    """The command line of ``judge-report``."""
     parse = argparse.ArgumentParser(
         prog="judge-report",
         description="Leaderboard, the papers' tables, plots and leaderboard exports from finished judge runs.",
@@ -54,6 +56,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def run(argv: list[str] | None = None) -> Path:
+    """Build the report from the logs the arguments name; return the folder it was written to."""
     args = parser().parse_args(argv)
     formats = _choices(args.format, FORMATS, "--format")
     plot_formats = [] if args.plots == "none" else _choices(args.plots, PLOT_FORMATS, "--plots")
@@ -66,7 +69,8 @@ def run(argv: list[str] | None = None) -> Path:
     out = Path(args.out)
     (out / "tables").mkdir(parents=True, exist_ok=True)
 
-    figures, style_rows = [], []
+    figures: list[Figure] = []
+    style_rows: list[dict] = []
     if plot_formats or "html" in formats:
         if importlib.util.find_spec("matplotlib") is None:
             report.notes.append(
@@ -111,6 +115,7 @@ def run(argv: list[str] | None = None) -> Path:
 
 
 def main(argv: list[str] | None = None) -> None:
+    """``judge-report``: a bad input ends with one message naming it, not a traceback."""
     try:
         run(argv)
     except DataError as error:

@@ -25,6 +25,7 @@ SOURCE_NAME = "judge-meta-eval"
 
 
 def judge_slug(judge: str) -> str:
+    """A folder name for a judge: its label with everything but letters, digits, ``.``, ``_`` and ``-`` replaced."""
     return re.sub(r"[^A-Za-z0-9._-]+", "_", judge).strip("_")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 import textwrap
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +16,8 @@ from judge_report.tables import Cell, Report, Table
 
 @dataclass(frozen=True)
 class Figure:
+    """A drawn figure and the names it is saved and shown under."""
+
     name: str
     title: str
     figure: Any
@@ -42,6 +44,7 @@ def _pyplot():
 
 
 def heatmap(title: str, rows: Sequence[str], columns: Sequence[str], values: np.ndarray):
+    """A grid of values with their numbers written in, NaN cells left blank."""
     plt = _pyplot()
     height = 0.5 * sum(_wrapped(row).count("\n") + 1 for row in rows) + 2.2
     fig, ax = plt.subplots(figsize=(max(6.0, 1.1 * len(columns) + 3) + 3, height))
@@ -59,7 +62,7 @@ def heatmap(title: str, rows: Sequence[str], columns: Sequence[str], values: np.
     return fig
 
 
-def grouped_bars(title: str, categories: Sequence[str], series: dict[str, Sequence[Cell | None]], ylabel: str):
+def grouped_bars(title: str, categories: Sequence[str], series: Mapping[str, Sequence[Cell | None]], ylabel: str):
     """One group of bars per category, one bar per series, with the confidence interval as an error bar."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(max(6.0, 0.5 * len(categories) * max(len(series), 1) + 2), 4.2))
@@ -160,6 +163,7 @@ def per_judge_bars(name: str, title: str, table: Table) -> Iterator[Figure]:
 
 
 def report_figures(report: Report) -> Iterator[Figure]:
+    """Every figure the report's tables call for, suite by suite."""
     tables = {table.name: table for table in report.paper_tables}
     if "dhp_d_by_perturbation" in tables:
         yield from dhp_heatmaps(tables["dhp_d_by_perturbation"])
@@ -183,8 +187,9 @@ def response_style_figures(report: Report) -> tuple[list[Figure], list[dict]]:
         if styles is not None:
             tag = f" [config {config}]" if len(report.configs[run.task]) > 1 else ""
             by_task.setdefault(f"{run.task}{tag}", []).append(styles)
-    figures, rows = [], []
-    for task, styles in by_task.items():
-        figures.append(Figure(f"dhp_styles_{task}", f"Response styles: {task}", plot_styles(styles, task)))
-        rows.extend(vars(row) | {"task": task} for style in styles for row in style_rows(style))
+    figures: list[Figure] = []
+    rows: list[dict] = []
+    for task, judged in by_task.items():
+        figures.append(Figure(f"dhp_styles_{task}", f"Response styles: {task}", plot_styles(judged, task)))
+        rows.extend(vars(row) | {"task": task} for style in judged for row in style_rows(style))
     return figures, rows

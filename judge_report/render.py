@@ -24,6 +24,7 @@ def _number(value: float) -> float | None:
 
 
 def markdown_table(table: Table) -> str:
+    """A table as Markdown, cells as :meth:`Cell.text` writes them."""
     header = [*table.index, *table.columns]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in table.rows:
@@ -33,6 +34,7 @@ def markdown_table(table: Table) -> str:
 
 
 def markdown(report: Report, figures: list[Figure], flag: float) -> str:
+    """``report.md``: the leaderboard, the flag's meaning, the paper tables, the figures and the notes."""
     parts = ["# Judge report", "", f"## {report.leaderboard.title}", "", markdown_table(report.leaderboard), ""]
     parts += [FLAG_NOTE.format(flag), ""]
     for table in report.paper_tables:
@@ -91,6 +93,7 @@ def write_leaderboard_csv(report: Report, path: Path) -> None:
 
 
 def write_table_csv(table: Table, path: Path) -> None:
+    """A paper table as CSV, values and intervals in their own columns."""
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow([*table.index, *table.columns])
@@ -128,6 +131,7 @@ def _table_json(table: Table) -> dict:
 
 
 def report_json(report: Report, style_rows: list[dict]) -> dict:
+    """Every run, cell, interval, flag and note of the report as plain data."""
     return {
         "leaderboard": _table_json(report.leaderboard),
         "columns": [vars(info) for info in report.leaderboard.column_info],
@@ -156,12 +160,14 @@ def report_json(report: Report, style_rows: list[dict]) -> dict:
 
 
 def png_bytes(figure: Figure) -> bytes:
+    """A figure as PNG bytes, for embedding in the self-contained HTML page."""
     buffer = io.BytesIO()
     figure.figure.savefig(buffer, format="png", dpi=110)
     return buffer.getvalue()
 
 
 def html_table(table: Table) -> str:
+    """A table as HTML: flagged cells marked, each cell's share of unparsed answers and its log in its tooltip."""
     header = "".join(f"<th>{html.escape(name)}</th>" for name in [*table.index, *table.columns])
     body = []
     for row in table.rows:
@@ -208,6 +214,7 @@ img { max-width: 100%; border: 1px solid #eee; margin: 0.5em 0; }
 
 
 def html_page(report: Report, figures: list[Figure], flag: float) -> str:
+    """``report.html``: one self-contained page with the tables, the embedded figures and the notes."""
     images = "".join(
         f'<figure><img alt="{html.escape(f.title)}" src="data:image/png;base64,'
         f'{base64.b64encode(png_bytes(f)).decode()}"><figcaption>{html.escape(f.title)}</figcaption></figure>'
@@ -230,4 +237,5 @@ def html_page(report: Report, figures: list[Figure], flag: float) -> str:
 
 
 def write_json(data: dict, path: Path) -> None:
+    """The report data as indented JSON; values JSON has no type for are written as text."""
     path.write_text(json.dumps(data, indent=2, default=str), encoding="utf-8")

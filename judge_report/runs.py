@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from judge_data import DataError
 from lm_eval_tasks import JUDGMENTS_OPTION
@@ -147,7 +147,7 @@ def lm_eval_runs(location: str) -> list[Run]:
         configs = (document.get("configs") or {}).get(task) or {}
         counts = (document.get("n-samples") or {}).get(task) or {}
         metadata = dict(configs.get("metadata") or {})
-        judge, judge_args, notes = model, model_args, ()
+        judge, judge_args, notes = model, model_args, cast(tuple[str, ...], ())
         if JUDGMENTS_OPTION in metadata:
             checked_run = _judge_of_checked_run(location, str(metadata[JUDGMENTS_OPTION]), model, model_args)
             judge, judge_args, notes = checked_run

@@ -30,6 +30,8 @@ class Styles:
 
 @dataclass(frozen=True)
 class StyleRow:
+    """One judge's response style on one perturbation: its score distributions and how they relate."""
+
     judge: str
     task: str
     perturbation: str
@@ -62,6 +64,7 @@ def averaged_scores(location: str, judge: str) -> Styles | None:
 
 
 def style_rows(styles: Styles) -> list[StyleRow]:
+    """A judge's response styles, one row per perturbation, for the CSV table."""
     originals = styles.by_variant.get("original", {})
     rows = []
     for perturbation, scores in sorted(styles.by_variant.items()):

@@ -37,6 +37,8 @@ class PaperTable:
 
 @dataclass(frozen=True)
 class SuiteView:
+    """What the report shows of one suite and how it decides that two runs are comparable."""
+
     name: str
     title: str
     task_prefixes: tuple[str, ...]
@@ -52,6 +54,7 @@ class SuiteView:
     """Metric name prefixes for which a lower value is better."""
 
     def higher_is_better(self, metric: str) -> bool:
+        """Whether a larger value of ``metric`` ranks a judge higher."""
         return not metric.startswith(self.lower_is_better)
 
     def unparsed(self, run: Run) -> tuple[float, float]:
@@ -59,6 +62,7 @@ class SuiteView:
         return run.metrics.get("parse_failures", math.nan), run.samples * self.answers_per_sample(run)
 
     def parse_failure_rate(self, run: Run) -> float:
+        """The share of the run's answers that did not parse: logged by the suite, or from the counts."""
         if "parse_failure_rate" in run.metrics:
             return run.metrics["parse_failure_rate"]
         failures, answers = self.unparsed(run)

@@ -20,6 +20,8 @@ DEFAULT_PARSE_FAILURE_FLAG = 0.1
 
 @dataclass(frozen=True)
 class Cell:
+    """One value of a table with what qualifies it: its interval, its run's unparsed answers, where it came from."""
+
     value: float
     ci: tuple[float, float] | None
     parse_failure_rate: float
@@ -31,6 +33,7 @@ class Cell:
     """How many values a pooled cell is the mean of (``None``: one run's metric)."""
 
     def text(self, digits: int = 3) -> str:
+        """The value as shown: with its interval, the number of pooled values and the unparsed-answers flag."""
         shown = "n/a" if math.isnan(self.value) else f"{self.value:.{digits}f}"
         if self.ci is not None and not any(math.isnan(bound) for bound in self.ci):
             shown += f" [{self.ci[0]:.{digits}f}, {self.ci[1]:.{digits}f}]"
@@ -47,6 +50,8 @@ class Cell:
 
 @dataclass(frozen=True)
 class Column:
+    """A leaderboard column: one headline metric of one task under one comparable setting."""
+
     suite: str
     task: str
     config: int
@@ -56,10 +61,12 @@ class Column:
 
     @property
     def label(self) -> str:
+        """The column's header."""
         return f"{self.task}{self.config_tag} {self.metric}"
 
     @property
     def config_tag(self) -> str:
+        """`` [config N]`` when the task has several settings that are not comparable, else nothing."""
         return f" [config {self.config}]" if self.several_configs else ""
 
 
@@ -91,6 +98,8 @@ class Table:
 
 @dataclass
 class Report:
+    """Everything the report writes: the leaderboard, the paper tables, the runs it reports and the notes."""
+
     leaderboard: Table
     paper_tables: list[Table]
     runs: list[tuple[Run, SuiteView, int]]
@@ -115,6 +124,7 @@ def comparability_key(run: Run, view: SuiteView) -> dict:
 
 
 def build_report(runs: Sequence[Run], parse_failure_flag: float = DEFAULT_PARSE_FAILURE_FLAG) -> Report:
+    """The report of these runs: comparable runs share columns, the latest run of a judge and setting wins."""
     notes: list[str] = []
     configs: dict[str, list[dict]] = {}
     chosen: dict[tuple[str, int, str], tuple[Run, SuiteView]] = {}
@@ -201,11 +211,11 @@ def build_report(runs: Sequence[Run], parse_failure_flag: float = DEFAULT_PARSE_
                     ["judge", paper.row_label] if paper.judge_in == "row" else [paper.row_label],
                 ),
             )
-            for row, column, metric in cells:
+            for row, column_name, metric in cells:
                 if paper.judge_in == "row":
-                    table.put((run.judge, f"{row}{tag}"), column, cell(run, view, metric))
+                    table.put((run.judge, f"{row}{tag}"), column_name, cell(run, view, metric))
                 else:
-                    table.put((row,), f"{run.judge} · {column}{tag}", cell(run, view, metric))
+                    table.put((row,), f"{run.judge} · {column_name}{tag}", cell(run, view, metric))
     for view in _views(reported):
         for paper in view.paper_tables:
             if paper.pooled is None or paper.name not in paper_tables:
@@ -215,8 +225,8 @@ def build_report(runs: Sequence[Run], parse_failure_flag: float = DEFAULT_PARSE_
                     [run for run, run_view, _ in reported if run_view is view and run.judge == judge]
                 )
                 notes.extend(pool_notes)
-                for row, column, contributions in entries:
-                    paper_tables[paper.name].put((judge, row), column, pooled_cell(contributions, view))
+                for row, column_name, contributions in entries:
+                    paper_tables[paper.name].put((judge, row), column_name, pooled_cell(contributions, view))
     for table in paper_tables.values():
         table.rows.sort()
     return Report(leaderboard, list(paper_tables.values()), reported, configs, notes)

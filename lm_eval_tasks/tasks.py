@@ -29,6 +29,7 @@ from judge_data.human import GROUPS
 from scorers.coeval import OVERALL
 from scorers.criteria_consistency import VALUE_KEYS as CRITERIA_LIST_KEYS
 from scorers.fbi import OUTCOME_METRICS
+from scorers.likelihood import Normalization
 from scorers.values import JSON_FALLBACKS
 
 Suite = Literal["dhp", "fbi", "adherence", "coeval"]
@@ -60,6 +61,7 @@ class LmEvalTask:
 
     @property
     def output_type(self) -> OutputType:
+        """lm-eval's request type: log-likelihoods for the perplexity tasks, generations otherwise."""
         return "loglikelihood" if self.setting == "perplexity" else "generate_until"
 
 
@@ -68,7 +70,7 @@ LM_EVAL_SCORINGS = ("sample", "perplexity")
 the top log-probabilities of generated tokens, which lm-eval's generate_until requests do not return."""
 
 
-LIKELIHOOD_NORMALIZATION = "byte"
+LIKELIHOOD_NORMALIZATION: Normalization = "byte"
 """How the ``*_perplexity`` tasks normalise the continuation's summed log-likelihood: per UTF-8 byte of the response.
 lm-eval's ``loglikelihood`` requests return the sum without the number of tokens, so per byte is the only
 normalisation it can compute; inspect's tasks give the same numbers with ``-T normalize=byte``."""
@@ -207,15 +209,17 @@ def _build_table() -> dict[str, LmEvalTask]:
             )
             metrics = _fbi_metrics(paradigm)
             tasks.append(LmEvalTask(name, "fbi", "fbi", f"{paradigm}/{strategy}", FBI_TASK_VERSION, metrics, "fbi"))
-    for dataset in ADHERENCE_DATASETS.values():
-        if not dataset.has_public_scores:
+    for human_scored in ADHERENCE_DATASETS.values():
+        if not human_scored.has_public_scores:
             continue
         for setting in ADHERENCE_SETTINGS:
             group = "adherence_perplexity" if setting == "perplexity" else "adherence"
-            criteria = [(c["name"], c["group"]) for c in adherence_criteria(dataset.name)]
-            metrics = adherence_metric_names(criteria, setting)
-            name = f"adherence_{dataset.name}_{setting}"
-            tasks.append(LmEvalTask(name, "adherence", dataset.name, setting, ADHERENCE_TASK_VERSION, metrics, group))
+            named = [(c["name"], c["group"]) for c in adherence_criteria(human_scored.name)]
+            metrics = adherence_metric_names(named, setting)
+            name = f"adherence_{human_scored.name}_{setting}"
+            tasks.append(
+                LmEvalTask(name, "adherence", human_scored.name, setting, ADHERENCE_TASK_VERSION, metrics, group)
+            )
     for dataset in COEVAL_DATASETS:
         metrics = CRITERIA_LIST_KEYS
         tasks.append(
@@ -242,4 +246,5 @@ def aggregation_name(metric: str) -> str:
 
 
 def higher_is_better(metric: str) -> bool:
+    """The direction lm-eval shows for a metric: lower is better for error rates, failures and the like."""
     return LOWER_IS_BETTER.match(metric) is None

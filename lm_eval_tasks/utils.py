@@ -21,9 +21,10 @@ import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from datasets import Dataset, DatasetDict
+from inspect_ai import Task
 from lm_eval.api.instance import Instance
 from lm_eval.api.task import ConfigurableTask
 
@@ -185,6 +186,11 @@ def docs(**metadata: Any) -> DatasetDict:
     return DatasetDict({"test": Dataset.from_list(builders[task.suite](task, options))})
 
 
+def _task_metadata(task: Task) -> dict[str, Any]:
+    """The task's metadata (every builder sets it)."""
+    return dict(task.metadata or {})
+
+
 def _documents(samples, prompt_names: Sequence[str], settings: Mapping[str, Any]) -> list[dict[str, str]]:
     """Each sample's prompts, one document each, the sample's metadata and the task's settings as JSON text."""
     shared = json.dumps(settings, sort_keys=True)
@@ -207,7 +213,7 @@ def _dhp_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, str]]
             repeats=1,
             expert_weights=options["expert_weights"],
             combine=options["combine"],
-            scoring=task.setting,
+            scoring=cast(Any, task.setting),
             answer_format=options["answer_format"],
         )
     else:
@@ -222,10 +228,10 @@ def _dhp_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, str]]
             options["expert_weights"],
             options["combine"],
             options["suite"],
-            task.setting,
+            cast(Any, task.setting),
             answer_format=options["answer_format"],
         )
-    meta = built.metadata
+    meta = _task_metadata(built)
     kind = TEXT_KINDS[meta["kind"]]
     settings = {
         "task": task.name,
@@ -246,7 +252,8 @@ def _dhp_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, str]]
 def _fbi_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, str]]:
     if task.setting == EXPLANATIONS:
         return explanation_documents(options[JUDGMENTS_OPTION])
-    paradigm, strategy = task.setting.split("/")
+    paradigm_name, strategy = task.setting.split("/")
+    paradigm: Any = paradigm_name
     built = fbi_task(
         paradigm,
         strategy,
@@ -266,11 +273,12 @@ def _fbi_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, str]]
         "task": task.name,
         "paradigm": paradigm,
         "strategy": strategy,
-        "scale": built.metadata["scale"],
-        "answer_format": built.metadata["answer_format"],
+        "scale": _task_metadata(built)["scale"],
+        "answer_format": _task_metadata(built)["answer_format"],
     }
     samples = list(built.dataset)
-    names = list(judge_prompts(paradigm, strategy, settings["scale"] or 10, samples[0].metadata)) if samples else []
+    first = (samples[0].metadata or {}) if samples else None
+    names = list(judge_prompts(paradigm, strategy, settings["scale"] or 10, first)) if first is not None else []
     return _documents(samples, names, settings)
 
 
@@ -280,7 +288,7 @@ def _adherence_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str,
     if task.dataset == CUSTOM:
         built = adherence_custom(
             data_dir,
-            task.setting,
+            cast(Any, task.setting),
             options["criteria"],
             n,
             int(options["seed"]),
@@ -291,7 +299,7 @@ def _adherence_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str,
         built = adherence_task(
             task.dataset,
             Path(data_dir).expanduser() if data_dir else None,
-            task.setting,
+            cast(Any, task.setting),
             options["criteria"],
             n,
             int(options["seed"]),
@@ -301,7 +309,7 @@ def _adherence_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str,
             answer_format=options["answer_format"],
             groups=options["groups"],
         )
-    meta = built.metadata
+    meta = _task_metadata(built)
     settings: dict[str, Any] = {
         "task": task.name,
         "setting": task.setting,
@@ -347,29 +355,44 @@ def _coeval_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, st
             match_threshold=float(options["match_threshold"]),
         )
         keys = ("samples", "temperature", "embedder", "match_threshold")
-        return _documents(built.dataset, [CRITERIA_PROMPT], {"task": task.name, **{k: built.metadata[k] for k in keys}})
+        return _documents(
+            built.dataset, [CRITERIA_PROMPT], {"task": task.name, **{k: _task_metadata(built)[k] for k in keys}}
+        )
     if task.dataset == CUSTOM:
         built = coeval_custom(
-            options["data_dir"], task.setting, options["criteria"], n, int(options["seed"]), answer_format=answer_format
+            options["data_dir"],
+            cast(Any, task.setting),
+            options["criteria"],
+            n,
+            int(options["seed"]),
+            answer_format=answer_format,
         )
     else:
         check_coeval_options(mode=task.setting, n=n, answer_format=answer_format)
         source = load_human_scores(task.dataset, options["data_dir"])
         built = scoring_task(
-            source, task.setting, options["criteria"], n, int(options["seed"]), 0.0, answer_format=answer_format
+            source,
+            cast(Any, task.setting),
+            options["criteria"],
+            n,
+            int(options["seed"]),
+            0.0,
+            answer_format=answer_format,
         )
-    low, high = built.metadata["overall_range"]
+    low, high = _task_metadata(built)["overall_range"]
     settings = {
         "task": task.name,
         "mode": task.setting,
-        "task_description": built.metadata["task_description"],
-        "criteria": list(built.metadata["criteria"]),
+        "task_description": _task_metadata(built)["task_description"],
+        "criteria": list(_task_metadata(built)["criteria"]),
         "low": low,
         "high": high,
-        "answer_format": built.metadata["answer_format"],
+        "answer_format": _task_metadata(built)["answer_format"],
     }
     if task.dataset == CUSTOM:
-        annotators = dict.fromkeys(name for sample in built.dataset for name in sample.metadata["annotator_ids"])
+        annotators = dict.fromkeys(
+            name for sample in built.dataset for name in (sample.metadata or {}).get("annotator_ids", [])
+        )
         settings[METRIC_NAMES] = coeval_metric_names(list(annotators))
     return _documents(built.dataset, [OVERALL], settings)
 
@@ -449,6 +472,7 @@ class CriteriaListsTask(ConfigurableTask):
         super().__init__(config={key: value for key, value in (config or {}).items() if key != "class"})
 
     def construct_requests(self, doc: dict, ctx: Any, **kwargs: Any) -> list[Instance]:
+        """Two requests per document: the reference list at temperature 0 and the sampled lists."""
         kwargs.pop("apply_chat_template", None)
         kwargs.pop("chat_template", None)
         task_name, doc_id, _ = kwargs.pop("metadata")
@@ -480,9 +504,11 @@ class UserDataTask(ConfigurableTask):
         return {**listed, **dict.fromkeys(self.data_metrics, next(iter(listed.values())))}
 
     def aggregation(self) -> dict[str, Callable[[Sequence[tuple]], float]]:
+        """The YAML's aggregations and one for each metric the user's data names."""
         return {**super().aggregation(), **{name: _aggregation(name) for name in self.data_metrics}}
 
     def higher_is_better(self) -> dict[str, bool]:
+        """The YAML's directions and those of the metrics the user's data names."""
         return {**super().higher_is_better(), **{name: higher_is_better(name) for name in self.data_metrics}}
 
 
@@ -566,7 +592,7 @@ def collect_likelihood(doc: Mapping[str, str], results: Sequence[Any]) -> dict[s
     return dict.fromkeys(TASKS[_settings(doc)["task"]].metrics, record)
 
 
-def _answers_per_sample(records: Sequence[tuple]) -> list[tuple[dict[str, Any], dict[str, Any], dict[str, str]]]:
+def _answers_per_sample(records: Sequence[Record]) -> list[tuple[dict[str, Any], dict[str, Any], dict[str, str]]]:
     """``(sample metadata, {prompt: answers}, {prompt: prompt text})`` per sample, in the order the samples first
     appear."""
     samples: dict[str, tuple[dict[str, Any], dict[str, Any], dict[str, str]]] = {}
@@ -587,7 +613,9 @@ def _dhp_metrics(settings: Mapping[str, Any], samples) -> dict[str, float]:
         for meta, answers, prompts in samples:
             value, ratings = rating_value(answers, low, high, prompts, answer_format)
             values.append((meta, value))
-            read += [pair for rating in ratings.values() for pair in zip(rating["answers"], rating["scores"])]
+            read += [
+                pair for rating in ratings.values() for pair in zip(rating["answers"], rating["scores"], strict=True)
+            ]
         _warn_if_many_unparsed(settings, read)
     return discernment_metrics(values, metrics, settings["expert_weights"], settings["combine"])
 
@@ -633,7 +661,7 @@ def _adherence_metrics(settings: Mapping[str, Any], samples) -> dict[str, float]
         for meta, answers, prompts in samples:
             value, parsed = criterion_value(readers, answers, prompts, answer_format)
             values.append((meta, value))
-            read += [pair for key, numbers in parsed.items() for pair in zip(answers[key], numbers)]
+            read += [pair for key, numbers in parsed.items() for pair in zip(answers[key], numbers, strict=True)]
         _warn_if_many_unparsed(settings, read)
     report, _, notes = agreement_metrics(specs, values)
     for reason in notes.values():
@@ -678,7 +706,7 @@ def _coeval_metrics(settings: Mapping[str, Any], samples) -> dict[str, float]:
     for meta, answers, prompts in samples:
         value, parsed = criterion_value(readers, {OVERALL: answers[OVERALL]}, prompts, settings["answer_format"])
         rows.append((value, meta))
-        read += list(zip(answers[OVERALL], parsed[OVERALL]))
+        read += list(zip(answers[OVERALL], parsed[OVERALL], strict=True))
     _warn_if_many_unparsed(settings, read)
     report, constant_judge = coeval_report(rows, settings["criteria"], criterion_scores=False)
     for name, reason in constant_judge:
@@ -695,7 +723,7 @@ SUITE_METRICS = {
 
 
 @functools.lru_cache(maxsize=4)
-def _task_metrics(records: tuple[tuple, ...]) -> dict[str, float]:
+def _task_metrics(records: tuple[Record, ...]) -> dict[str, float]:
     """Every metric of a task from its documents' records (cached: lm-eval asks once per metric name)."""
     if not records:
         return {}
@@ -703,8 +731,8 @@ def _task_metrics(records: tuple[tuple, ...]) -> dict[str, float]:
     return SUITE_METRICS[TASKS[settings["task"]].suite](settings, _answers_per_sample(records))
 
 
-def _aggregation(metric: str) -> Callable[[Sequence[tuple]], float]:
-    def aggregate(records: Sequence[tuple]) -> float:
+def _aggregation(metric: str) -> Callable[[Sequence[Record]], float]:
+    def aggregate(records: Sequence[Record]) -> float:
         return float(_task_metrics(tuple(records)).get(metric, math.nan))
 
     aggregate.__name__ = aggregation_name(metric)

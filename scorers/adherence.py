@@ -45,6 +45,7 @@ class ReadAnswer:
 
     @property
     def shape(self) -> AnswerShape:
+        """How this question's answers are read: yes/no, or a rating on its scale."""
         return YES_NO if self.binary else AnswerShape("rating", self.low, self.high)
 
     def read(self, answer: str, prompt: str | None = None, answer_format: AnswerFormat = "text") -> Reading:
@@ -119,8 +120,7 @@ def _logprob_score(state: TaskState, readers: Mapping[str, ReadAnswer], min_mass
     stored: Mapping[str, Mapping] = state.store.get(LOGPROBS_STORE_KEY) or {}
     ratings = {key: reader.read_logprobs(stored.get(key, {}), min_mass) for key, reader in _questions(readers)}
     value: dict[str, float] = {
-        criterion: math.nan if ratings[reader.question].score is None else ratings[reader.question].score
-        for criterion, reader in readers.items()
+        criterion: _score_or_nan(ratings[reader.question].score) for criterion, reader in readers.items()
     }
     value[PARSE_FAILURES] = float(sum(rating.failed for rating in ratings.values()))
     value.update({MASS_KEY.format(key): rating.mass for key, rating in ratings.items()})
@@ -132,6 +132,10 @@ def _logprob_score(state: TaskState, readers: Mapping[str, ReadAnswer], min_mass
         answer=state.output.completion,
         metadata={"scoring": "logprobs", "min_mass": min_mass, "parsed": details, **unparsed},
     )
+
+
+def _score_or_nan(score: float | None) -> float:
+    return math.nan if score is None else score
 
 
 def _questions(readers: Mapping[str, ReadAnswer]) -> list[tuple[str, ReadAnswer]]:

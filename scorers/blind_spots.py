@@ -13,7 +13,7 @@ import math
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 from scipy import stats
@@ -47,10 +47,10 @@ def single_failure_probability(gold: Distribution | None, perturbed: Distributio
     """:func:`single_failure` under log-probabilities: the probability of a failure for independent draws from the
     judge's two renormalised rating distributions, ``P(S_perturbed >= S_gold)`` (invariant: ``P(S_perturbed <
     S_gold)``). It equals the sampled protocol's failure rate in expectation; NaN when either rating failed."""
-    drawn = _normalised(gold), _normalised(perturbed)
-    if drawn[0] is None or drawn[1] is None:
+    gold_drawn, perturbed_drawn = _normalised(gold), _normalised(perturbed)
+    if gold_drawn is None or perturbed_drawn is None:
         return math.nan
-    (gold_values, gold_p), (perturbed_values, perturbed_p) = drawn
+    (gold_values, gold_p), (perturbed_values, perturbed_p) = gold_drawn, perturbed_drawn
     penalised = float(np.sum(np.outer(gold_p, perturbed_p) * (perturbed_values[None, :] < gold_values[:, None])))
     return penalised if invariant else 1.0 - penalised
 
@@ -86,7 +86,9 @@ def pairwise_outcome(gold_first: Choice | None, gold_second: Choice | None) -> O
     """
     if gold_first is None or gold_second is None:
         return None
-    return gold_first if gold_first == gold_second else "inconsistent"
+    if gold_first != gold_second:
+        return "inconsistent"
+    return cast(Outcome, gold_first)
 
 
 def pairwise_item_failure(outcome: Outcome | None, invariant: bool) -> float:
@@ -124,6 +126,8 @@ def chosen_answer(verdict: str | None, gold_position: str) -> Choice | None:
 
 @dataclass(frozen=True)
 class RateEstimate:
+    """A failure rate over ``n`` parsed items with its percentile-bootstrap interval."""
+
     rate: float
     low: float
     high: float

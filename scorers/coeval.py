@@ -11,27 +11,28 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from inspect_ai.scorer import Metric, SampleScore, metric
 
 from scorers.adherence import PARSE_FAILURES
 from scorers.agreement import agreement_report
-from scorers.correlation import CONSTANT_JUDGE, correlation
+from scorers.correlation import CONSTANT_JUDGE, Method, correlation
 from scorers.values import as_float, json_fallbacks
 
 logger = logging.getLogger(__name__)
 
 OVERALL = "overall"
-CORRELATIONS = ("pearson", "spearman")
+CORRELATIONS: tuple[Method, ...] = ("pearson", "spearman")
 JUDGE_CONSTANT = "first rater gives every shared item the same score"
 """How :func:`scorers.agreement.pearson` says that the judge (its first rater) is constant."""
 
-Row = tuple[Mapping[str, object], Mapping[str, object]]
+Row = tuple[Mapping[str, Any], Mapping[str, Any]]
 """A scored sample: its score value and its metadata."""
 
 
 def _rows(scores: list[SampleScore]) -> list[Row]:
-    rows = []
+    rows: list[Row] = []
     for sample_score in scores:
         value = sample_score.score.value
         metadata = sample_score.sample_metadata or {}
@@ -70,7 +71,7 @@ def _units(rows: list[Row], keys: Sequence[str]) -> tuple[dict[str, list[float |
         ids = list(metadata.get("annotator_ids") or [])
         scores = metadata.get("annotators") or {}
         for key in keys:
-            given = dict(zip(ids, scores.get(key) or [None] * len(ids)))
+            given = dict(zip(ids, scores.get(key) or [None] * len(ids), strict=True))
             for annotator in annotators:
                 annotators[annotator].append(given.get(annotator))
             judge.append(as_float(value.get(key)))

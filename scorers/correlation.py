@@ -57,7 +57,9 @@ class CorrelationEstimate:
     reason: str | None = None
 
 
-def paired_finite(judge: Sequence[float], human: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+def paired_finite(
+    judge: Sequence[float] | np.ndarray, human: Sequence[float] | np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """The pairs where both scores are finite numbers (a judge's unparsable answer is NaN and drops out)."""
     judge_scores = np.asarray(judge, dtype=float)
     human_scores = np.asarray(human, dtype=float)
@@ -152,6 +154,8 @@ def _oriented_mean(arrays: Sequence[np.ndarray], signs: Sequence[int]) -> float:
 
 @dataclass(frozen=True)
 class Interval:
+    """A bootstrap interval, and why it is NaN where it is."""
+
     low: float
     high: float
     reason: str | None = None

@@ -196,7 +196,7 @@ def score_criteria_lists(
         value.update(coverage=match.coverage, missed=float(match.missed), matched=float(match.matched))
         per_curated = [
             {"criterion": text, "best_similarity": best, "matched": best >= threshold}
-            for text, best in zip(curated_texts, match.best_for_curated)
+            for text, best in zip(curated_texts, match.best_for_curated, strict=True)
         ]
     metadata = {
         "reference_criteria": list(reference.criteria),

@@ -110,8 +110,9 @@ def _rate(failures: float, answers: float) -> float:
 
 @scorer(metrics=[])
 def mean_ratings(min_mass: float = DEFAULT_MIN_MASS, answer_format: AnswerFormat = "text") -> Scorer:
-    """Parse the judge's stored answers and score a sample with numbers only, per metric:
+    """Parse the judge's stored answers and score a sample with numbers only, per metric.
 
+    The value holds, per metric:
     ``<metric>`` (mean parsed rating, NaN where no answer parsed), ``answers/<metric>`` and
     ``parse_failures/<metric>``. Unparsable answers are counted and left out of the mean, never
     guessed. The metadata keeps every raw answer beside its parsed value for inspection.
@@ -135,7 +136,9 @@ def mean_ratings(min_mass: float = DEFAULT_MIN_MASS, answer_format: AnswerFormat
         prompts = state.store.get(PROMPTS_STORE_KEY) or {}
         value, ratings = rating_value(stored["answers"], low, high, prompts, answer_format)
         read = [
-            (text, score) for rating in ratings.values() for text, score in zip(rating["answers"], rating["scores"])
+            (text, score)
+            for rating in ratings.values()
+            for text, score in zip(rating["answers"], rating["scores"], strict=True)
         ]
         return Score(
             value=value,

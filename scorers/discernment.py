@@ -153,6 +153,7 @@ class PerturbationResult:
 
     @property
     def n_metrics_without_pairs(self) -> int:
+        """How many metrics had no pair for this perturbation (left out of the combination)."""
         return sum(1 for count in self.n_pairs.values() if count == 0)
 
 

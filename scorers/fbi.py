@@ -243,7 +243,7 @@ def blind_spot_judgments(
             )
             checks = {
                 name: read_answer(output.completion, YES_NO, check_prompts[name], answer_format).value
-                for name, output in zip(check_prompts, outputs)
+                for name, output in zip(check_prompts, outputs, strict=True)
             }
             value.update(explanation_counts(checks))
         else:

@@ -32,7 +32,10 @@ _EXAMPLE_CHARACTERS = 80
 
 def unparsed_record(answers: Sequence[str], values: Sequence[object]) -> dict[str, Any]:
     """The score metadata of :data:`ANSWERS_READ` and :data:`UNPARSED_ANSWERS` for answers read as ``values``."""
-    return {ANSWERS_READ: len(answers), UNPARSED_ANSWERS: [a for a, v in zip(answers, values) if v is None]}
+    return {
+        ANSWERS_READ: len(answers),
+        UNPARSED_ANSWERS: [a for a, v in zip(answers, values, strict=True) if v is None],
+    }
 
 
 def _shortened(answer: str) -> str:
@@ -54,6 +57,7 @@ def unparsed_warning(task: str, read: int, unparsed: Sequence[str]) -> str | Non
 
 
 def warn_if_many_unparsed(task: str, read: int, unparsed: Sequence[str]) -> None:
+    """Log :func:`unparsed_warning`'s line when there is one."""
     message = unparsed_warning(task, read, unparsed)
     if message is not None:
         logger.warning(message)
@@ -63,6 +67,7 @@ class UnparsedAnswers(Hooks):
     """Sums the scorers' :data:`ANSWERS_READ` and :data:`UNPARSED_ANSWERS` over a finished task's samples."""
 
     async def on_task_end(self, data: TaskEnd) -> None:
+        """Sum the task's answers and unparsed answers and warn when too many did not parse."""
         log = data.log
         samples = log.samples
         ours = (log.eval.task_registry_name or "").startswith(PACKAGES)

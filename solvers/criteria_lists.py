@@ -105,6 +105,7 @@ class CriteriaList:
 
     @property
     def parsed(self) -> bool:
+        """Whether the answer held a list of criteria at all."""
         return bool(self.criteria)
 
 
@@ -150,7 +151,7 @@ def _items(answer: str) -> list[_Item]:
             nested = current is not None and (
                 item.indent > current.indent or (current.unmarked and not item.unmarked and current.title_only)
             )
-            if nested:
+            if nested and current is not None:
                 current.children.append(item)
             else:
                 current = item

@@ -37,6 +37,7 @@ class JudgePrompt:
 
     @property
     def shape(self) -> AnswerShape:
+        """The ratings these prompts ask for: whole numbers from ``low`` to ``high``."""
         return AnswerShape("rating", self.low, self.high)
 
     def render(self, criterion: Criterion, text: str, context: str | None, answer_format: AnswerFormat = "text") -> str:

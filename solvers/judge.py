@@ -58,7 +58,7 @@ async def ask_prompts(
             for name, prompt in prompts.items()
         )
     )
-    return dict(zip(prompts, answer_lists))
+    return dict(zip(prompts, answer_lists, strict=True))
 
 
 def _transcript(model: Model, answers: Mapping[str, list[str]]) -> ModelOutput:

@@ -154,7 +154,10 @@ def check_likelihood_support(model: Model) -> None:
 
 
 async def response_likelihood(model: Model, context: str | None, response: str) -> Likelihood:
-    """log P(token | preceding text) of the continuation's tokens in ``context + SEPARATOR + response``."""
+    """The log-probability of each continuation token given the text before it, in ``context + SEPARATOR + response``.
+
+    Only the response (and the separator) is scored; the context conditions it.
+    """
     check_likelihood_support(model)
     if not response:
         return _likelihood(response, [], [])

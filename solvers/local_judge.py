@@ -40,6 +40,7 @@ def gguf_path() -> Path:
 
 
 def default_cache_dir() -> Path:
+    """Where ``local-judge`` keeps the prepared folder: ``judge-meta-eval`` in ``$XDG_CACHE_HOME`` or ``~/.cache``."""
     return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "judge-meta-eval"
 
 
@@ -97,11 +98,12 @@ def write_hf_folder(folder: str | Path, dtype: str = "bfloat16") -> Path:
     folder = Path(folder)
     if (folder / "config.json").is_file() and any(folder.glob("*.safetensors")):
         return folder
-    return save_hf_folder(*load_gguf_model(), folder, dtype)
+    model, tokenizer = load_gguf_model()
+    return save_hf_folder(model, tokenizer, folder, dtype)
 
 
 def model_args(folder: Path) -> dict[str, str | bool]:
-    """inspect ``hf/`` provider arguments for the prepared folder: CPU, greedy decoding (judging at temperature 0)."""
+    """The ``hf/`` provider arguments that load the prepared folder: CPU, greedy decoding (judging at temperature 0)."""
     return {"model_path": str(folder), "gguf_file": GGUF_FILE, "device": "cpu", "do_sample": False}
 
 
@@ -114,6 +116,7 @@ def inspect_model_args(folder: Path) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> None:
+    """``local-judge``: prepare the bundled judge once and print the inspect options that load it."""
     parser = argparse.ArgumentParser(
         prog="local-judge",
         description="Prepare the bundled SmolLM2 judge and print the inspect -M options that load it.",

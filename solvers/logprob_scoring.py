@@ -102,6 +102,7 @@ class LogprobRating:
 
     @property
     def failed(self) -> bool:
+        """Whether the rating is a parse failure (too little mass on the scale, or a provider error)."""
         return self.score is None
 
 
@@ -117,6 +118,11 @@ def max_tokens_for(high: int) -> int:
 
 def _text(token: str) -> str:
     return token.translate(_WHITESPACE_MARKERS)
+
+
+def _unskipped(text: str) -> str:
+    """The token's text after its leading whitespace and markup (``_SKIPPED`` matches every string, perhaps empty)."""
+    return text[len(_SKIPPED.match(text)[0]) :]  # type: ignore[index]
 
 
 class LogprobError(ValueError):
@@ -180,7 +186,7 @@ def rating_probabilities(
             return
         for text, probability, is_generated in _alternatives(content[index]):
             branch = path_probability * probability
-            start = text if digits else text[_SKIPPED.match(text).end() :]
+            start = text if digits else _unskipped(text)
             if not digits and not start:
                 if is_generated:
                     read(index + 1, branch, "")
@@ -236,7 +242,7 @@ def yes_no_rating(logprobs: Logprobs | None, min_mass: float = DEFAULT_MIN_MASS)
         except LogprobError as error:
             return LogprobRating(score=None, mass=0.0, unresolved_mass=0.0, error=str(error))
         for text, probability, is_generated in alternatives:
-            word = text[_SKIPPED.match(text).end() :].strip().lower()
+            word = _unskipped(text).strip().lower()
             if word in _YES_NO:
                 probabilities[_YES_NO[word]] += carried * probability
             elif not word and is_generated:
@@ -363,7 +369,7 @@ async def ask_logprobs(
     outputs = await asyncio.gather(
         *(generate_with_logprobs(model, prompt, max_tokens, config) for prompt in prompts.values())
     )
-    return {name: stored_answer(output) for name, output in zip(prompts, outputs)}
+    return {name: stored_answer(output) for name, output in zip(prompts, outputs, strict=True)}
 
 
 def stored_answer(output: ModelOutput) -> dict[str, Any]:

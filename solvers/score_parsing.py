@@ -292,15 +292,15 @@ def _echoes(tokens: Sequence[_Token], prompt: str | None) -> set[int]:
     echoes: set[int] = set()
     for copied in _copied_passages(tokens, prompt) if prompt else ():
         passage = _whole_brackets(copied, enclosing)
-        named = {values[index] for index in passage if index in values}
-        if PLACEHOLDER in named or len(named) > 1:
+        copied_values = {values[index] for index in passage if index in values}
+        if PLACEHOLDER in copied_values or len(copied_values) > 1:
             echoes.update(passage)
     by_sentence: dict[int, list[_Bracket]] = {}
     for bracket in brackets.values():
         by_sentence.setdefault(tokens[bracket.start].sentence, []).append(bracket)
     echo_sentences = set()
     for sentence, found in by_sentence.items():
-        named = {bracket.value for bracket in found}
+        named: set[Value | None] = {bracket.value for bracket in found}
         conditional = any(bracket.end < len(tokens) and tokens[bracket.end].lower == "if" for bracket in found)
         if PLACEHOLDER in named or (len(named) > 1 and conditional):
             echo_sentences.add(sentence)
@@ -806,8 +806,8 @@ class _Verdict(_Answer):
             return None
         if word.lower == "wins":
             return True
-        for position in range(position + 1, position + 4):
-            word = self.at(position)
+        for ahead in range(position + 1, position + 4):
+            word = self.at(ahead)
             if word is None or word.lower in _NEGATIONS:
                 return None
             if word.lower in _BETTER:
@@ -884,6 +884,7 @@ class AnswerShape:
     """For a rating: whether the high end of the scale is the best (a lower-is-better criterion says otherwise)."""
 
     def parse_text(self, answer: str, prompt: str | None = None) -> float | str | bool | None:
+        """The answer read by the text rules of its kind."""
         if self.kind == "rating":
             return parse_rating(answer, self.low, self.high, prompt)
         if self.kind == "verdict":

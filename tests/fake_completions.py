@@ -47,7 +47,7 @@ def _echo_logprobs(prompt: str, tokens: list[str], logprob: Callable[[str, int],
     return {
         "tokens": texts,
         "token_logprobs": values,
-        "top_logprobs": [None if value is None else {text: value} for text, value in zip(texts, values)],
+        "top_logprobs": [None if value is None else {text: value} for text, value in zip(texts, values, strict=True)],
         "text_offset": offsets,
     }
 

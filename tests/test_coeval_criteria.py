@@ -246,7 +246,7 @@ def _raw_copy(root, dataset):
         entry = {"prediction": row["response"]}
         for name, values in row["annotator_scores"].items():
             drafted = {data.LLM_ANNOTATOR: row["meta"]["llm_initial_scores_chatgpt"][name]}
-            entry[originals[name]] = {**dict(zip(row["annotator_ids"], values)), **drafted}
+            entry[originals[name]] = {**dict(zip(row["annotator_ids"], values, strict=True)), **drafted}
         scores.setdefault(row["task"], {})[row["meta"]["system"]] = entry
     base = root / data.COEVAL_REPO / data.COEVAL_COMMIT
     files = {

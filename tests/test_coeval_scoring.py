@@ -65,7 +65,7 @@ ANNOTATORS = [{"a": [1, 2], "b": [2, 2]}, {"a": [3, 3], "b": [4, 4]}, {"a": [4, 
 
 def _hand_scores() -> list[SampleScore]:
     scores = []
-    for judge, human, annotators in zip(JUDGE, HUMAN, ANNOTATORS):
+    for judge, human, annotators in zip(JUDGE, HUMAN, ANNOTATORS, strict=True):
         overall_by_annotator = [np.mean([annotators["a"][i], annotators["b"][i]]) for i in range(2)]
         scores.append(
             SampleScore(

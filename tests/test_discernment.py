@@ -102,7 +102,10 @@ def _wilson_null_rejection_rates(n_metrics: int, draws: int, alphas: tuple[float
     rng = np.random.default_rng(7)
     names = [f"m{j}" for j in range(n_metrics)]
     combined = np.array(
-        [combine_p_values(dict(zip(names, row)), method="wilson") for row in rng.uniform(size=(draws, n_metrics))]
+        [
+            combine_p_values(dict(zip(names, row, strict=True)), method="wilson")
+            for row in rng.uniform(size=(draws, n_metrics))
+        ]
     )
     return [float(np.mean(combined < alpha)) for alpha in alphas]
 
@@ -110,13 +113,13 @@ def _wilson_null_rejection_rates(n_metrics: int, draws: int, alphas: tuple[float
 def test_wilson_hmp_is_calibrated_under_the_null_for_many_tests():
     """Wilson's asymptotically exact HMP: for many independent null p-values, P(p < a) is close to a."""
     alphas = (0.05, 0.2, 0.5)
-    for alpha, rate in zip(alphas, _wilson_null_rejection_rates(200, 3000, alphas)):
+    for alpha, rate in zip(alphas, _wilson_null_rejection_rates(200, 3000, alphas), strict=True):
         assert rate == pytest.approx(alpha, abs=0.02)
 
 
 def test_wilson_hmp_is_conservative_for_few_tests():
     alphas = (0.05, 0.2)
-    for alpha, rate in zip(alphas, _wilson_null_rejection_rates(4, 4000, alphas)):
+    for alpha, rate in zip(alphas, _wilson_null_rejection_rates(4, 4000, alphas), strict=True):
         assert alpha - 0.04 < rate <= alpha + 0.01
 
 

@@ -291,10 +291,10 @@ def test_clean_story_endings_are_more_likely_than_damaged_ones(hf_judge, dhp_dat
 
     async def score_all():  # concurrently, as inspect runs samples: the forward passes take turns
         texts = [(item.context, item.text) for item in items] + [
-            (item.context, text) for item, text in zip(items, damaged)
+            (item.context, text) for item, text in zip(items, damaged, strict=True)
         ]
         return await asyncio.gather(*(response_likelihood(hf_judge, context, text) for context, text in texts))
 
     results = asyncio.run(score_all())
-    for item, text, clean, worse in zip(items, damaged, results[:3], results[3:]):
+    for item, text, clean, worse in zip(items, damaged, results[:3], results[3:], strict=True):
         assert clean.mean_logprob > worse.mean_logprob, (item.text, text, clean.mean_logprob, worse.mean_logprob)

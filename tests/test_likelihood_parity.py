@@ -199,12 +199,15 @@ def test_cpu_judge_log_likelihoods_agree_between_inspect_hf_and_lm_eval_hf(judge
         ]
 
     ours = asyncio.run(inspect_scores())
-    requests = [Instance("loglikelihood", doc, pair, index) for index, (doc, pair) in enumerate(zip(documents, pairs))]
+    requests = [
+        Instance("loglikelihood", doc, pair, index)
+        for index, (doc, pair) in enumerate(zip(documents, pairs, strict=True))
+    ]
     theirs = [log_likelihood for log_likelihood, _ in lm_eval_judge.loglikelihood(requests, disable_tqdm=True)]
 
-    differences = [abs(mine.total_logprob - other) for mine, other in zip(ours, theirs)]
+    differences = [abs(mine.total_logprob - other) for mine, other in zip(ours, theirs, strict=True)]
     print(
-        f"\nsummed log-likelihoods, inspect hf/ vs lm-eval hf: {[(m.total_logprob, t) for m, t in zip(ours, theirs)]}"
+        f"\nsummed log-likelihoods, inspect hf/ vs lm-eval hf: {[(m.total_logprob, t) for m, t in zip(ours, theirs, strict=True)]}"
     )
     print(f"largest difference {max(differences):.2e} nats over {[m.n_tokens for m in ours]} tokens")
     assert all(mine.n_tokens >= 5 for mine in ours)

@@ -1,5 +1,6 @@
 import random
 import re
+from itertools import pairwise
 
 import pytest
 import typo
@@ -85,7 +86,7 @@ def test_sentence_shuffle_minor_swaps_two_sentences():
     assert len(sentences) == 4
     perturbed = split_sentences(shuffle_sentences(2)(SUMMARY, random.Random(0), []))
     assert sorted(perturbed) == sorted(sentences)
-    assert sum(a != b for a, b in zip(perturbed, sentences)) == 2
+    assert sum(a != b for a, b in zip(perturbed, sentences, strict=True)) == 2
 
 
 def test_sentence_shuffle_major_reorders_all_sentences():
@@ -103,7 +104,7 @@ PUBMED_LIKE = Item(
 
 def _separators(text: str) -> list[str]:
     spans = list(PunktSentenceTokenizer().span_tokenize(text))
-    return [text[end:start] for (_, end), (start, _) in zip(spans, spans[1:])]
+    return [text[end:start] for (_, end), (start, _) in pairwise(spans)]
 
 
 @pytest.mark.parametrize("k", [2, None])
