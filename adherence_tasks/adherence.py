@@ -34,6 +34,7 @@ from judge_data.human import (
 )
 from judge_data.options import OptionError, check_at_least
 from scorers.adherence import CriterionSpec, ReadAnswer, criterion_ratings, human_agreement
+from scorers.answer_parsing import AnswerFormat
 from scorers.likelihood import DEFAULT_NORMALIZATION, Normalization, check_normalization, likelihood_scores
 from solvers.answer_format import answer_config, check_answer_format
 from solvers.judge import sample_prompts
@@ -46,7 +47,6 @@ from solvers.logprob_scoring import (
     max_tokens_for,
     whole_number_scale,
 )
-from solvers.score_parsing import AnswerFormat
 
 logger = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from judge_data.human import HumanCriterion
+from scorers.answer_parsing import YES_NO, AnswerFormat, AnswerShape
 from solvers.answer_format import json_request
-from solvers.score_parsing import YES_NO, AnswerFormat, AnswerShape
 
 Setting = Literal["perplexity", "generic", "criterion", "rubric"]
 SETTINGS: tuple[Setting, ...] = ("perplexity", "generic", "criterion", "rubric")

@@ -32,8 +32,8 @@ from vllm_cpu import (
 
 from dhp_tasks.dhp import summeval
 from fbi_tasks.fbi import single
+from judge_data.local_judge import default_cache_dir, write_hf_folder
 from scorers.unparsed import ANSWERS_READ, UNPARSED_ANSWERS
-from solvers.local_judge import default_cache_dir, write_hf_folder
 
 REPO = Path(__file__).resolve().parents[1]
 FORMATS = ("text", "json")

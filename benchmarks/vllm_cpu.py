@@ -52,7 +52,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, read_eval_log, resolve_sample_attachments
 
 from dhp_tasks.dhp import summeval
-from solvers.local_judge import default_cache_dir, write_hf_folder
+from judge_data.local_judge import default_cache_dir, write_hf_folder
 
 REPO = Path(__file__).resolve().parents[1]
 TORCH = "torch==2.13.0"

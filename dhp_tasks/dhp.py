@@ -31,6 +31,7 @@ from dhp_tasks.prompts import TEXT_KINDS, TextKind
 from dhp_tasks.suite import all_perturbations, read_suite, rule_variants
 from judge_data import DataError, OptionError, id_field, names_option, optional_text_field, read_jsonl, text_field
 from judge_data.options import check_at_least
+from scorers.answer_parsing import AnswerFormat
 from scorers.dhp import dhp_discernment, mean_ratings
 from scorers.discernment import Combination
 from scorers.likelihood import DEFAULT_NORMALIZATION, Normalization, check_normalization, likelihood_scores
@@ -38,7 +39,6 @@ from solvers.answer_format import check_answer_format
 from solvers.geval import Criterion, rate_criteria
 from solvers.likelihood import score_likelihood
 from solvers.logprob_scoring import DEFAULT_MIN_MASS, check_rating_scoring
-from solvers.score_parsing import AnswerFormat
 
 logger = logging.getLogger(__name__)
 

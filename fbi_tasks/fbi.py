@@ -30,6 +30,7 @@ from fbi_tasks.prompts import (
     single_prompt,
 )
 from judge_data import OptionError, names_option
+from scorers.answer_parsing import VERDICT, AnswerFormat
 from scorers.fbi import Paradigm, blind_spot_judgments, blind_spot_rates
 from solvers.answer_format import answer_config, check_answer_format
 from solvers.judge import answer_prompts
@@ -40,7 +41,6 @@ from solvers.logprob_scoring import (
     logprob_prompts,
     max_tokens_for,
 )
-from solvers.score_parsing import VERDICT, AnswerFormat
 
 FBI_TASK_VERSION = 2
 """inspect's task version of the three FBI tasks: bump it whenever prompts, parsing or statistics change, so

@@ -57,6 +57,7 @@ from lm_eval_tasks.tasks import (
     higher_is_better,
 )
 from scorers.adherence import CriterionSpec, ReadAnswer, agreement_metrics, criterion_value
+from scorers.answer_parsing import YES_NO, read_answer
 from scorers.coeval import OVERALL, coeval_report
 from scorers.criteria_consistency import (
     DEFAULT_EMBEDDER,
@@ -70,7 +71,6 @@ from scorers.likelihood import likelihood_value, normalized_logprob
 from scorers.unparsed import warn_if_many_unparsed
 from solvers.criteria_lists import criteria_prompt
 from solvers.likelihood import SEPARATOR, response_bytes
-from solvers.score_parsing import YES_NO, read_answer
 from solvers.stepwise import item_text, scoring_turns
 
 logger = logging.getLogger(__name__)

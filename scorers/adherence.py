@@ -12,6 +12,7 @@ import numpy as np
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState
 
+from scorers.answer_parsing import YES_NO, AnswerFormat, AnswerShape, Reading, read_answer
 from scorers.correlation import CONSTANT_JUDGE, CriterionScores, agreement_report, undefined_reasons
 from scorers.unparsed import register_warning_hook, unparsed_record
 from scorers.values import JSON_FALLBACKS, as_float, json_fallbacks
@@ -24,7 +25,6 @@ from solvers.logprob_scoring import (
     rating_details,
     stored_rating,
 )
-from solvers.score_parsing import YES_NO, AnswerFormat, AnswerShape, Reading, read_answer
 
 logger = logging.getLogger(__name__)
 

@@ -18,6 +18,7 @@ from inspect_ai.model import GenerateConfig, get_model, model_roles
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState
 
+from scorers.answer_parsing import VERDICT, YES_NO, AnswerFormat, AnswerShape, read_answer
 from scorers.blind_spots import (
     OUTCOMES,
     FailureRecord,
@@ -45,7 +46,6 @@ from solvers.logprob_scoring import (
     rating_details,
     stored_rating,
 )
-from solvers.score_parsing import VERDICT, YES_NO, AnswerFormat, AnswerShape, read_answer
 
 Paradigm = Literal["single", "pairwise", "reference"]
 

@@ -13,7 +13,7 @@ from inspect_ai.model import GenerateConfig, ResponseSchema
 from inspect_ai.util import JSONSchema
 
 from judge_data.options import OptionError
-from solvers.score_parsing import (
+from scorers.answer_parsing import (
     ANSWER_FORMATS,
     JSON_FIELDS,
     VERDICT_VALUES,

@@ -24,6 +24,7 @@ from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageUser,
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from judge_data.human import HumanCriterion
+from scorers.answer_parsing import AnswerFormat, AnswerShape
 from solvers.answer_format import answer_config, json_request
 from solvers.judge import PROMPTS_STORE_KEY, SAMPLES_STORE_KEY
 from solvers.logprob_scoring import (
@@ -34,7 +35,6 @@ from solvers.logprob_scoring import (
     rate_by_logprobs,
     stored_answer,
 )
-from solvers.score_parsing import AnswerFormat, AnswerShape
 
 Mode = Literal["step_by_step", "direct"]
 MODES: tuple[Mode, ...] = ("step_by_step", "direct")

@@ -39,7 +39,7 @@ def judge_folder(tmp_path_factory):
     """The bundled CPU judge's prepared folder (``local-judge``), built once per test session."""
     for module in ("transformers", "gguf"):
         pytest.importorskip(module, reason="the local judge needs the local-judge extra: pip install '.[local-judge]'")
-    from solvers.local_judge import prepare
+    from judge_data.local_judge import prepare
 
     try:
         return prepare(tmp_path_factory.mktemp("judge-cache"))

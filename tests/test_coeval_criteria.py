@@ -441,7 +441,7 @@ def test_cpu_judge_writes_criteria_for_every_dataset(tmp_path, monkeypatch, mini
     from inspect_ai import eval as inspect_eval
 
     from coeval_tasks.criteria import criteria
-    from solvers.local_judge import model_args
+    from judge_data.local_judge import model_args
 
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
     tasks = [

@@ -6,7 +6,7 @@ import pytest
 from inspect_ai import eval as inspect_eval
 
 from coeval_tasks.scoring import eli5, rocstories, self_instruct
-from solvers.local_judge import model_args
+from judge_data.local_judge import model_args
 from tests.test_coeval_criteria import coeval_folder
 
 pytestmark = pytest.mark.local_judge

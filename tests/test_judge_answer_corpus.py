@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from solvers.score_parsing import parse_rating, parse_verdict, parse_yes_no
+from scorers.answer_parsing import parse_rating, parse_verdict, parse_yes_no
 from tests.conftest import data_folder
 
 CORPUS = Path(__file__).parent / "data" / "judge_answers"

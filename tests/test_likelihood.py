@@ -185,7 +185,7 @@ def test_inspect_eval_stores_the_likelihood_of_each_sample(tmp_path):
 @pytest.fixture(scope="module")
 def hf_judge(judge_folder):
     """The bundled judge as inspect's hf/ provider loads it (the one load of the provider in this session)."""
-    from solvers.local_judge import model_args
+    from judge_data.local_judge import model_args
 
     return get_model("hf/smollm2", memoize=False, **model_args(judge_folder))
 
@@ -195,7 +195,7 @@ def reference(judge_folder):
     """An independent transformers copy of the judge and its tokenizer, for the direct computation."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from solvers.local_judge import GGUF_FILE
+    from judge_data.local_judge import GGUF_FILE
 
     model = AutoModelForCausalLM.from_pretrained(judge_folder, gguf_file=GGUF_FILE).eval()
     return model, AutoTokenizer.from_pretrained(judge_folder)

@@ -177,9 +177,9 @@ def test_cpu_judge_log_likelihoods_agree_between_inspect_hf_and_lm_eval_hf(judge
     from lm_eval.api.instance import Instance
     from lm_eval.models.huggingface import HFLM
 
+    from judge_data.local_judge import GGUF_FILE, model_args
     from lm_eval_tasks.utils import likelihood_context, likelihood_continuation
     from solvers.likelihood import response_likelihood
-    from solvers.local_judge import GGUF_FILE, model_args
 
     folder = str(dhp_data("storycloze"))
     documents = list(docs(suite_task="dhp_storycloze_perplexity", data_dir=folder, n=1, perturbations="typos")["test"])

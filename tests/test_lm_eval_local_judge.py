@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from judge_data.local_judge import GGUF_FILE
 from lm_eval_tasks import TASK_DIR
-from solvers.local_judge import GGUF_FILE
 from tests.test_lm_eval_parity import lm_eval_metrics, run_lm_eval
 
 pytestmark = pytest.mark.local_judge

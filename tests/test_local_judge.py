@@ -7,7 +7,7 @@ from inspect_ai import eval as inspect_eval
 
 from fbi_tasks.fbi import pairwise, reference, single
 from fbi_tasks.prompts import PAIRWISE_STRATEGIES, SINGLE_STRATEGIES
-from solvers.local_judge import GGUF_FILE, inspect_model_args, model_args
+from judge_data.local_judge import GGUF_FILE, inspect_model_args, model_args
 from tests.cli import INSPECT, only_log, run_cli, task_options
 
 pytestmark = pytest.mark.local_judge

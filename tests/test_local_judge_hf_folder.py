@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from solvers.local_judge import load_gguf_model, save_hf_folder
+from judge_data.local_judge import load_gguf_model, save_hf_folder
 
 pytestmark = pytest.mark.local_judge
 
