@@ -740,5 +740,12 @@ def _aggregation(metric: str) -> Callable[[Sequence[Record]], float]:
     return aggregate
 
 
-for _metric in sorted({metric for task in TASKS.values() for metric in task.metrics}):
-    globals()[aggregation_name(_metric)] = _aggregation(_metric)
+AGGREGATIONS = {aggregation_name(metric): metric for task in TASKS.values() for metric in task.metrics}
+"""The aggregation name each YAML file gives a metric (``agg_<metric>``), and the metric."""
+
+
+def __getattr__(name: str) -> Callable[[Sequence[Record]], float]:
+    """``utils.agg_<metric>``, as the YAML files name an aggregation: looked up in :data:`AGGREGATIONS` (PEP 562)."""
+    if name in AGGREGATIONS:
+        return _aggregation(AGGREGATIONS[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
