@@ -12,7 +12,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -20,6 +20,7 @@ from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
 
 from dhp_tasks.datasets import DATASETS, DhpDataset, load_pool, select_items
+from dhp_tasks.definition import ALL_PERTURBATIONS, DHP, SCORINGS, Scoring
 from dhp_tasks.perturbations import (
     KIND_PERTURBATIONS,
     PERTURBATIONS,
@@ -30,11 +31,10 @@ from dhp_tasks.perturbations import (
 from dhp_tasks.prompts import TEXT_KINDS, TextKind
 from dhp_tasks.suite import all_perturbations, read_suite, rule_variants
 from judge_data import DataError, OptionError, id_field, names_option, optional_text_field, read_jsonl, text_field
-from judge_data.options import check_at_least
 from scorers.answer_parsing import AnswerFormat
 from scorers.dhp import dhp_discernment, mean_ratings
 from scorers.discernment import Combination
-from scorers.likelihood import DEFAULT_NORMALIZATION, Normalization, check_normalization, likelihood_scores
+from scorers.likelihood import DEFAULT_NORMALIZATION, Normalization, likelihood_scores
 from solvers.answer_format import check_answer_format
 from solvers.geval import Criterion, rate_criteria
 from solvers.likelihood import score_likelihood
@@ -42,23 +42,12 @@ from solvers.logprob_scoring import DEFAULT_MIN_MASS, check_rating_scoring
 
 logger = logging.getLogger(__name__)
 
-Scoring = Literal["sample", "logprobs", "perplexity"]
-SCORINGS: tuple[Scoring, ...] = ("sample", "logprobs", "perplexity")
+DEFAULTS = DHP.default_values
+
 LIKELIHOOD = "likelihood"
 """The one "metric" of ``scoring=perplexity``: the judge's log-likelihood of the text, per token or per byte."""
 
 DEFAULT_EXPERT_WEIGHTS = "expert_weights.json"
-
-DHP_TASK_VERSION = 3
-"""inspect's task version of every DHP task, also in the task metadata. Bump it whenever prompts, answer
-parsing or statistics change, so that results computed differently are never compared silently.
-
-1: answers parsed in the scorer; D is NaN (not 0) without pairs; metrics without pairs are left out
-of the p-value combination; parse-failure counts and rates live in the score value.
-3: answers read against their prompt (copied instructions are told from the judge's statements) with the rules
-designed on real judges' answers; ``answer_format=json``."""
-
-ALL_PERTURBATIONS = "all"
 
 
 def load_expert_weights(
@@ -245,10 +234,10 @@ def _task(
         scorer=scorer,
         metrics=[dhp_discernment(metric_names, weights, combine)],
         name=f"dhp_{name}",
-        version=DHP_TASK_VERSION,
+        version=DHP.version,
         metadata={
             **metadata,
-            "task_version": DHP_TASK_VERSION,
+            "task_version": DHP.version,
             "metrics": list(metric_names),
             "perturbations": {
                 p.id: {"level": p.level, "degree": p.degree, "method": p.method, "k": p.k} for p in chosen
@@ -279,13 +268,9 @@ def check_options(
     answer_format: str,
 ) -> None:
     """Every option a DHP task takes that needs no data, checked before any data is read or downloaded."""
-    check_at_least("n", n, 1)
-    check_at_least("repeats", repeats, 1)
-    if combine not in get_args(Combination):
-        raise OptionError(f"unknown combine {combine!r}; choose from {list(get_args(Combination))}")
+    DHP.check(n=n, repeats=repeats, combine=combine, scoring=scoring, normalize=normalize)
     check_rating_scoring(scoring, min_mass, SCORINGS)
     check_answer_format(answer_format, scoring)
-    check_normalization(normalize)
     if normalize != DEFAULT_NORMALIZATION and scoring != "perplexity":
         raise OptionError(f"normalize={normalize} applies to scoring=perplexity, not scoring={scoring}")
 
@@ -342,6 +327,7 @@ def generated_variants(
 
 def paper_dataset_task(
     dataset: DhpDataset,
+    *,
     data_dir: str | None,
     n: int,
     seed: int,
@@ -405,68 +391,62 @@ def paper_dataset_task(
     )
 
 
+PAPER_OPTIONS = (
+    "data_dir",
+    "n",
+    "seed",
+    "perturbations",
+    "repeats",
+    "temperature",
+    "expert_weights",
+    "combine",
+    "suite",
+    "scoring",
+    "min_mass",
+    "normalize",
+    "answer_format",
+)
+"""The options of the paper datasets' tasks, in their signatures' order."""
+
+
 def _dataset_task(dataset_name: str):
     dataset = DATASETS[dataset_name]
 
     def dataset_task(
-        data_dir: str | None = None,
-        n: int = 100,
-        seed: int = 0,
-        perturbations: str | list[str] | None = ALL_PERTURBATIONS,
-        repeats: int = 5,
-        temperature: float = 0.0,
-        expert_weights: str | None = None,
-        combine: Combination = "hmp",
-        suite: str | None = None,
-        scoring: Scoring = "sample",
-        min_mass: float = DEFAULT_MIN_MASS,
-        normalize: Normalization = DEFAULT_NORMALIZATION,
-        answer_format: AnswerFormat = "text",
+        data_dir: str | None = DEFAULTS["data_dir"],
+        n: int = DEFAULTS["n"],
+        seed: int = DEFAULTS["seed"],
+        perturbations: str | list[str] | None = DEFAULTS["perturbations"],
+        repeats: int = DEFAULTS["repeats"],
+        temperature: float = DEFAULTS["temperature"],
+        expert_weights: str | None = DEFAULTS["expert_weights"],
+        combine: Combination = DEFAULTS["combine"],
+        suite: str | None = DEFAULTS["suite"],
+        scoring: Scoring = DEFAULTS["scoring"],
+        min_mass: float = DEFAULTS["min_mass"],
+        normalize: Normalization = DEFAULTS["normalize"],
+        answer_format: AnswerFormat = DEFAULTS["answer_format"],
     ) -> Task:
         return paper_dataset_task(
             dataset,
-            data_dir,
-            n,
-            seed,
-            perturbations,
-            repeats,
-            temperature,
-            expert_weights,
-            combine,
-            suite,
-            scoring,
-            min_mass,
-            normalize,
-            answer_format,
+            data_dir=data_dir,
+            n=n,
+            seed=seed,
+            perturbations=perturbations,
+            repeats=repeats,
+            temperature=temperature,
+            expert_weights=expert_weights,
+            combine=combine,
+            suite=suite,
+            scoring=scoring,
+            min_mass=min_mass,
+            normalize=normalize,
+            answer_format=answer_format,
         )
 
     dataset_task.__name__ = dataset_name
     dataset_task.__qualname__ = dataset_name
-    dataset_task.__doc__ = (
-        f"DHP discernment on {dataset.description}.\n\n"
-        "Args:\n"
-        "    data_dir: local folder in the layout of shared/data/dhp/<dataset>/ (default: the public source)\n"
-        "    n: number of reference texts (default 100, as in the paper)\n"
-        "    seed: seed for item selection and rule-based perturbations\n"
-        "    perturbations: comma-separated perturbation ids, or 'all' (default): every rule-based row, and\n"
-        "        with a suite every row it holds\n"
-        "    repeats: ratings per metric, averaged (default 5, as in the paper)\n"
-        "    temperature: judge sampling temperature (default 0, as in the paper)\n"
-        "    expert_weights: JSON file of expert weights (default: the bundled table)\n"
-        "    combine: p-value combination: 'hmp' (harmonic mean, default), 'paper' (DHP's printed\n"
-        "        formula) or 'wilson'\n"
-        "    suite: suite file from dhp-build; its texts are judged as they are (data_dir, n and seed\n"
-        "        are then unused)\n"
-        "    scoring: 'sample' (G-Eval ratings, repeats answers averaged; default), 'logprobs' (one answer\n"
-        "        per metric, the expected rating over its top log-probabilities) or 'perplexity' (the judge's\n"
-        "        log-likelihood of each text given its context, no prompt)\n"
-        f"    min_mass: with scoring=logprobs, the least probability on on-scale ratings for a rating to\n"
-        f"        count (default {DEFAULT_MIN_MASS}); below it the answer is a parse failure\n"
-        "    normalize: with scoring=perplexity, the summed log-likelihood per scored 'token' (default) or per\n"
-        "        UTF-8 'byte' of the text (what lm-eval's dhp_*_perplexity tasks compute)\n"
-        "    answer_format: 'text' (the paper's free-text ratings, default) or 'json' (a JSON object, reasoning\n"
-        "        then score, with its schema passed to the provider; scoring=sample only)\n"
-    )
+    dataset_task.__doc__ = DHP.docstring(f"DHP discernment on {dataset.description}.", PAPER_OPTIONS)
     return task(name=dataset_name)(dataset_task)
 
 
@@ -478,11 +458,15 @@ wmt22_de_en = _dataset_task("wmt22_de_en")
 wmt22_zh_en = _dataset_task("wmt22_zh_en")
 
 
-def load_custom_items(path: str | Path) -> list[Item]:
-    """A user's JSONL of ``{"id", "text", "context"?}`` rows."""
-    source = Path(path).expanduser()
+CUSTOM_FILE = "items.jsonl"
+"""The file of a ``custom`` task's folder: one ``{"id", "text", "context"?}`` object per line."""
+
+
+def load_custom_items(folder: str | Path) -> list[Item]:
+    """A user's reference texts: ``items.jsonl`` in ``folder``, one ``{"id", "text", "context"?}`` row per line."""
+    source = Path(folder).expanduser() / CUSTOM_FILE
     if not source.is_file():
-        raise DataError(f"custom data file {source} does not exist")
+        raise DataError(f"{source} does not exist: data_dir must be a folder holding {CUSTOM_FILE}")
     items = []
     seen: set[str] = set()
     for n, row in read_jsonl(source):
@@ -493,40 +477,29 @@ def load_custom_items(path: str | Path) -> list[Item]:
         context = optional_text_field(row, "context", source, n)
         items.append(Item(item_id, text_field(row, "text", source, n).strip(), context))
     if not items:
-        raise DataError(f"custom data file {source} has no rows")
+        raise DataError(f"{source} has no rows")
     return items
 
 
 @task
 def custom(
-    data: str,
-    kind: str = "summarization",
-    metrics: str | list[str] | None = None,
+    data_dir: str,
+    kind: str = DEFAULTS["kind"],
+    metrics: str | list[str] | None = DEFAULTS["metrics"],
     n: int | None = None,
-    seed: int = 0,
-    perturbations: str | list[str] | None = ALL_PERTURBATIONS,
-    repeats: int = 5,
-    temperature: float = 0.0,
-    expert_weights: str | None = None,
-    combine: Combination = "hmp",
-    scoring: Scoring = "sample",
-    min_mass: float = DEFAULT_MIN_MASS,
-    normalize: Normalization = DEFAULT_NORMALIZATION,
-    answer_format: AnswerFormat = "text",
+    seed: int = DEFAULTS["seed"],
+    perturbations: str | list[str] | None = DEFAULTS["perturbations"],
+    repeats: int = DEFAULTS["repeats"],
+    temperature: float = DEFAULTS["temperature"],
+    expert_weights: str | None = DEFAULTS["expert_weights"],
+    combine: Combination = DEFAULTS["combine"],
+    scoring: Scoring = DEFAULTS["scoring"],
+    min_mass: float = DEFAULTS["min_mass"],
+    normalize: Normalization = DEFAULTS["normalize"],
+    answer_format: AnswerFormat = DEFAULTS["answer_format"],
 ) -> Task:
-    """DHP discernment on your own reference texts.
-
-    Args:
-        data: JSONL file with one ``{"id", "text", "context"?}`` object per line
-        kind: kind of text, which sets the metrics, prompts and perturbations:
-            summarization, story, qa or translation
-        metrics: comma-separated subset of the kind's metrics (default: all)
-        n: number of texts to draw (default: all)
-        seed, perturbations, repeats, temperature, expert_weights, combine, scoring, min_mass, normalize,
-            answer_format: as for the paper datasets
-    """
-    if kind not in TEXT_KINDS:
-        raise OptionError(f"unknown kind {kind!r}; choose from {sorted(TEXT_KINDS)}")
+    """DHP discernment on your own reference texts (the options are listed below, from the suite's definition)."""
+    DHP.check(kind=kind)
     check_options(
         n=n,
         repeats=repeats,
@@ -538,7 +511,7 @@ def custom(
     )
     chosen_criteria(TEXT_KINDS[kind], names_option(metrics))
     chosen = choose_perturbations(KIND_PERTURBATIONS[kind], requested_perturbations(perturbations))
-    pool = load_custom_items(data)
+    pool = load_custom_items(data_dir)
     items = select_items(pool, n or len(pool), seed, "custom")
     return dhp_task(
         "custom",
@@ -552,9 +525,21 @@ def custom(
         temperature=temperature,
         expert_weights=expert_weights,
         combine=combine,
-        metadata={"source": str(data), "n_items": len(items), "n_eligible": len(pool)},
+        metadata={"source": str(data_dir), "n_items": len(items), "n_eligible": len(pool)},
         scoring=scoring,
         min_mass=min_mass,
         normalize=normalize,
         answer_format=answer_format,
     )
+
+
+CUSTOM_OPTIONS = (
+    "data_dir",
+    "kind",
+    "metrics",
+    "n",
+    *[name for name in PAPER_OPTIONS if name not in ("data_dir", "n", "suite")],
+)
+"""The options of the ``custom`` task, in its signature's order."""
+
+custom.__doc__ = DHP.docstring("DHP discernment on your own reference texts.", CUSTOM_OPTIONS)

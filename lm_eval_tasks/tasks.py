@@ -20,7 +20,8 @@ from coeval_tasks.criteria import TASK_VERSION as CRITERIA_TASK_VERSION
 from coeval_tasks.data import DATASETS as COEVAL_DATASETS
 from coeval_tasks.scoring import TASK_VERSION as COEVAL_TASK_VERSION
 from dhp_tasks.datasets import DATASETS as DHP_DATASETS
-from dhp_tasks.dhp import DHP_TASK_VERSION, LIKELIHOOD
+from dhp_tasks.definition import DHP
+from dhp_tasks.dhp import LIKELIHOOD
 from dhp_tasks.prompts import TEXT_KINDS
 from dhp_tasks.suite import all_perturbations
 from fbi_tasks.data import ABILITIES, CATEGORIES, SCORE_INVARIANT
@@ -161,7 +162,7 @@ def _custom_tasks() -> list[LmEvalTask]:
             "dhp",
             CUSTOM,
             scoring,
-            DHP_TASK_VERSION,
+            DHP.version,
             dhp_metric_names(scoring, (), ()),
             None,
         )
@@ -199,9 +200,7 @@ def _build_table() -> dict[str, LmEvalTask]:
             suffix = "" if scoring == "sample" else f"_{scoring}"
             group = "dhp" if scoring == "sample" else f"dhp_{scoring}"
             metrics = dhp_metric_names(scoring, perturbations, criteria)
-            tasks.append(
-                LmEvalTask(f"dhp_{dataset}{suffix}", "dhp", dataset, scoring, DHP_TASK_VERSION, metrics, group)
-            )
+            tasks.append(LmEvalTask(f"dhp_{dataset}{suffix}", "dhp", dataset, scoring, DHP.version, metrics, group))
     for paradigm, strategies in STRATEGIES.items():
         for strategy in strategies:
             name = (

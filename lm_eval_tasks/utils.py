@@ -37,8 +37,9 @@ from coeval_tasks.scoring import check_options as check_coeval_options
 from coeval_tasks.scoring import custom as coeval_custom
 from coeval_tasks.scoring import scoring_task
 from dhp_tasks.datasets import DATASETS as DHP_DATASETS
-from dhp_tasks.dhp import ALL_PERTURBATIONS, paper_dataset_task
+from dhp_tasks.definition import DHP
 from dhp_tasks.dhp import custom as dhp_custom
+from dhp_tasks.dhp import paper_dataset_task
 from dhp_tasks.prompts import TEXT_KINDS
 from fbi_tasks.fbi import fbi_task, judge_prompts
 from judge_data import OptionError
@@ -79,16 +80,9 @@ TASK_KEY = "suite_task"
 """Task metadata key naming the row of :data:`TASKS` a YAML file stands for."""
 
 OPTIONS: dict[str, dict[str, Any]] = {
-    "dhp": {
-        "data_dir": None,
-        "n": 100,
-        "seed": 0,
-        "perturbations": ALL_PERTURBATIONS,
-        "expert_weights": None,
-        "combine": "hmp",
-        "suite": None,
-        "answer_format": "text",
-    },
+    "dhp": DHP.defaults(
+        ("data_dir", "n", "seed", "perturbations", "expert_weights", "combine", "suite", "answer_format")
+    ),
     "fbi": {
         "data_dir": None,
         "abilities": None,
@@ -127,23 +121,18 @@ backends share for passing a response schema, so the schema is not enforced here
 
 CUSTOM_OPTIONS: dict[str, dict[str, Any]] = {
     "dhp": {
-        "data": None,
-        "kind": "summarization",
-        "metrics": None,
+        **DHP.defaults(
+            ("data_dir", "kind", "metrics", "seed", "perturbations", "expert_weights", "combine", "answer_format")
+        ),
         "n": None,
-        "seed": 0,
-        "perturbations": ALL_PERTURBATIONS,
-        "expert_weights": None,
-        "combine": "hmp",
-        "answer_format": "text",
     },
     "adherence": OPTIONS["adherence"],
     "coeval": {"data_dir": None, "criteria": None, "n": None, "seed": 0, "answer_format": "text"},
 }
 """The options of the ``custom`` tasks: the inspect ``custom`` task's ``-T`` options that choose the items."""
 
-USER_FILE = {"dhp": "data", "adherence": "data_dir", "coeval": "data_dir"}
-"""The option that names the user's data in each suite's ``custom`` tasks (required)."""
+USER_DATA = "data_dir"
+"""The option that names the user's data folder in every suite's ``custom`` tasks (required)."""
 
 
 def _option_defaults(task: LmEvalTask) -> dict[str, Any]:
@@ -159,10 +148,10 @@ def _options(task: LmEvalTask, metadata: Mapping[str, Any]) -> dict[str, Any]:
     task's name (so one command can point every task at its own data)."""
     given = {**metadata, **(metadata.get(task.suite) or {}), **(metadata.get(task.name) or {})}
     options = {name: given.get(name, default) for name, default in _option_defaults(task).items()}
-    if task.dataset == CUSTOM and not options[USER_FILE[task.suite]]:
+    if task.dataset == CUSTOM and not options[USER_DATA]:
         raise OptionError(
-            f'{task.name} runs on your data: pass --metadata \'{{"{USER_FILE[task.suite]}": "<path>"}}\' '
-            f"(the -T {USER_FILE[task.suite]}= option of inspect's {task.suite}_tasks/custom)"
+            f'{task.name} runs on your data: pass --metadata \'{{"{USER_DATA}": "<path>"}}\' '
+            f"(the -T {USER_DATA}= option of inspect's {task.suite}_tasks/custom)"
         )
     return options
 
@@ -204,7 +193,7 @@ def _documents(samples, prompt_names: Sequence[str], settings: Mapping[str, Any]
 def _dhp_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, str]]:
     if task.dataset == CUSTOM:
         built = dhp_custom(
-            data=options["data"],
+            data_dir=options["data_dir"],
             kind=options["kind"],
             metrics=options["metrics"],
             n=None if options["n"] is None else int(options["n"]),
@@ -219,16 +208,18 @@ def _dhp_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, str]]
     else:
         built = paper_dataset_task(
             DHP_DATASETS[task.dataset],
-            options["data_dir"],
-            int(options["n"]),
-            int(options["seed"]),
-            options["perturbations"],
-            1,
-            0.0,
-            options["expert_weights"],
-            options["combine"],
-            options["suite"],
-            cast(Any, task.setting),
+            data_dir=options["data_dir"],
+            n=int(options["n"]),
+            seed=int(options["seed"]),
+            perturbations=options["perturbations"],
+            repeats=1,
+            temperature=0.0,
+            expert_weights=options["expert_weights"],
+            combine=options["combine"],
+            suite=options["suite"],
+            scoring=cast(Any, task.setting),
+            min_mass=DHP.default("min_mass"),
+            normalize=DHP.default("normalize"),
             answer_format=options["answer_format"],
         )
     meta = _task_metadata(built)

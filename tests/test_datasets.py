@@ -70,19 +70,30 @@ def test_missing_field_names_file_row_and_field(tmp_path):
         datasets.summeval_local(tmp_path)
 
 
+def custom_folder(parent, name: str, rows: str):
+    """A ``custom`` task's folder: ``items.jsonl`` holding ``rows``."""
+    folder = parent / name
+    folder.mkdir()
+    (folder / "items.jsonl").write_text(rows)
+    return folder
+
+
 def test_custom_items_and_errors(tmp_path):
-    good = tmp_path / "mine.jsonl"
-    good.write_text('{"id": 1, "text": "A text.", "context": "ctx"}\n{"id": "two", "text": "Another."}\n')
+    good = custom_folder(
+        tmp_path, "mine", '{"id": 1, "text": "A text.", "context": "ctx"}\n{"id": "two", "text": "Another."}\n'
+    )
     items = load_custom_items(good)
     assert [(i.id, i.text, i.context) for i in items] == [("1", "A text.", "ctx"), ("two", "Another.", None)]
-    bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"id": "a", "text": "ok"}\n{"id": "b", "txt": "oops"}\n')
-    with pytest.raises(DataError, match=r"bad.jsonl, row 2: field 'text'"):
+    bad = custom_folder(tmp_path, "bad", '{"id": "a", "text": "ok"}\n{"id": "b", "txt": "oops"}\n')
+    with pytest.raises(DataError, match=r"bad/items.jsonl, row 2: field 'text'"):
         load_custom_items(bad)
-    broken = tmp_path / "broken.jsonl"
-    broken.write_text('{"id": "a", "text": "ok"}\n{not json}\n')
-    with pytest.raises(DataError, match=r"broken.jsonl, row 2: not valid JSON"):
+    broken = custom_folder(tmp_path, "broken", '{"id": "a", "text": "ok"}\n{not json}\n')
+    with pytest.raises(DataError, match=r"broken/items.jsonl, row 2: not valid JSON"):
         load_custom_items(broken)
+    with pytest.raises(
+        DataError, match=r"none/items.jsonl does not exist: data_dir must be a folder holding items.jsonl"
+    ):
+        load_custom_items(tmp_path / "none")
 
 
 @pytest.mark.parametrize(
@@ -97,10 +108,9 @@ def test_custom_items_and_errors(tmp_path):
     ],
 )
 def test_custom_rows_of_the_wrong_type_name_file_row_and_field(tmp_path, line, message):
-    path = tmp_path / "mine.jsonl"
-    path.write_text('{"id": "a", "text": "A text."}\n' + line + "\n")
-    with pytest.raises(DataError, match=f"mine.jsonl, {message}"):
-        load_custom_items(path)
+    folder = custom_folder(tmp_path, "mine", '{"id": "a", "text": "A text."}\n' + line + "\n")
+    with pytest.raises(DataError, match=f"mine/items.jsonl, {message}"):
+        load_custom_items(folder)
 
 
 def test_data_errors_are_inspect_prerequisite_errors():

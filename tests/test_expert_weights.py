@@ -6,6 +6,7 @@ from dhp_tasks.dhp import custom, load_expert_weights
 from dhp_tasks.prompts import TEXT_KINDS
 from dhp_tasks.suite import all_perturbations
 from judge_data import DataError
+from tests.test_datasets import custom_folder
 
 DATASET_KIND = {
     "summeval": "summarization",
@@ -60,12 +61,13 @@ def test_weight_file_errors(tmp_path):
 
 
 def test_metric_subset_without_weight_is_refused(tmp_path):
-    data = tmp_path / "d.jsonl"
-    data.write_text(
-        '{"id": "a", "text": "He smiled at the dog and walked home."}\n{"id": "b", "text": "She sang a song."}\n'
+    data = custom_folder(
+        tmp_path,
+        "d",
+        '{"id": "a", "text": "He smiled at the dog and walked home."}\n{"id": "b", "text": "She sang a song."}\n',
     )
     with pytest.raises(ValueError, match="give no weight to the chosen metrics"):
-        custom(data=str(data), kind="story", metrics="coherence", perturbations="char_deletion")
+        custom(data_dir=str(data), kind="story", metrics="coherence", perturbations="char_deletion")
 
 
 @pytest.mark.parametrize(
@@ -74,9 +76,8 @@ def test_metric_subset_without_weight_is_refused(tmp_path):
 )
 def test_bad_weights_are_refused_at_task_creation(tmp_path, votes, shown):
     """Before any judge call, naming the file and the entry, not in the metric after the run."""
-    data = tmp_path / "d.jsonl"
-    data.write_text('{"id": "a", "text": "He smiled at the dog and walked home. Then he slept."}\n')
+    data = custom_folder(tmp_path, "d", '{"id": "a", "text": "He smiled at the dog and walked home. Then he slept."}\n')
     path = tmp_path / "w.json"
     path.write_text(json.dumps({"story": {"typos": {"coherence": 1, "consistency": votes, "fluency": 2}}}))
     with pytest.raises(DataError, match=rf"w.json: story.typos.consistency: .*non-negative numbers, got {shown}"):
-        custom(data=str(data), kind="story", perturbations="typos", expert_weights=str(path))
+        custom(data_dir=str(data), kind="story", perturbations="typos", expert_weights=str(path))

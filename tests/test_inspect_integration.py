@@ -16,7 +16,7 @@ from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import Model, get_model
 
 from dhp_tasks.datasets import DATASETS
-from dhp_tasks.dhp import DHP_TASK_VERSION, paper_dataset_task
+from dhp_tasks.definition import DHP
 from dhp_tasks.perturbations import PERTURBATIONS
 from judge_data.inspect_private import PrerequisiteError
 from scorers.discernment import discernment
@@ -89,7 +89,7 @@ def metrics_of(log: EvalLog) -> dict[str, float]:
 
 
 def originals_of(dataset: str, data_dir: Path, n: int) -> set[str]:
-    task = paper_dataset_task(DATASETS[dataset], str(data_dir), n, 0, "all", 1, 0.0, None, "hmp")
+    task = create_task(f"dhp_tasks/{dataset}", f"data_dir={data_dir}", f"n={n}", "repeats=1")
     return {sample.input for sample in task.dataset if sample.metadata["perturbation"] == "original"}
 
 
@@ -122,7 +122,7 @@ def test_judge_that_knows_the_originals_discerns_every_perturbation(tmp_path, dh
     assert all(value > 1 for value in per_perturbation.values()), per_perturbation
     assert metrics["D_min"] > 1 and metrics["D_min_EW"] > 1
     assert metrics["parse_failures"] == 0
-    assert log.eval.task_version == DHP_TASK_VERSION == log.eval.metadata["task_version"]
+    assert log.eval.task_version == DHP.version == log.eval.metadata["task_version"]
 
     sample = log.samples[0]
     assert set(sample.metadata) >= {"item_id", "perturbation", "level", "degree", "method", "response"}
@@ -167,12 +167,13 @@ def test_unparsable_answers_are_counted_not_guessed(tmp_path, dhp_data):
 
 
 def test_custom_task_with_a_metric_subset(tmp_path):
-    data = tmp_path / "mine.jsonl"
+    data = tmp_path / "mine"
+    data.mkdir()
     texts = [
         f"The report covers item {j}. It lists the costs in detail. Every figure is checked twice. The team signs it off."
         for j in range(6)
     ]
-    data.write_text(
+    (data / "items.jsonl").write_text(
         "".join(
             json.dumps({"id": f"doc{j}", "text": text, "context": "An article."}) + "\n" for j, text in enumerate(texts)
         )
@@ -181,7 +182,7 @@ def test_custom_task_with_a_metric_subset(tmp_path):
         "dhp_tasks/custom",
         knows_originals(set(texts)),
         tmp_path,
-        f"data={data}",
+        f"data_dir={data}",
         "kind=summarization",
         "metrics=coherence,fluency",
         "repeats=1",
@@ -219,10 +220,11 @@ def test_perturbations_that_select_nothing_are_an_error(dhp_data):
     ],
 )
 def test_bad_custom_rows_fail_before_any_judge_call_without_a_traceback(tmp_path, line, message):
-    data = tmp_path / "mine.jsonl"
-    data.write_text('{"id": "a", "text": "A text. With two sentences."}\n' + line + "\n")
-    output = clean_failure("dhp_tasks/custom", f"data={data}")
-    assert f"mine.jsonl, {message}" in output
+    data = tmp_path / "mine"
+    data.mkdir()
+    (data / "items.jsonl").write_text('{"id": "a", "text": "A text. With two sentences."}\n' + line + "\n")
+    output = clean_failure("dhp_tasks/custom", f"data_dir={data}")
+    assert f"mine/items.jsonl, {message}" in output
 
 
 def test_negative_expert_weights_fail_before_any_judge_call(tmp_path, dhp_data):

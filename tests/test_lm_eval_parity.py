@@ -360,8 +360,9 @@ def test_lm_eval_and_inspect_report_the_same_numbers_on_custom_data(tmp_path):
         f"The report covers site {j}. It lists the costs in detail. Every figure is checked twice. The board signs it."
         for j in range(5)
     ]
-    dhp_file = tmp_path / "texts.jsonl"
-    dhp_file.write_text(
+    dhp_folder = tmp_path / "texts"
+    dhp_folder.mkdir()
+    (dhp_folder / "items.jsonl").write_text(
         "".join(
             json.dumps({"id": f"t{j}", "text": text, "context": "An article."}) + "\n" for j, text in enumerate(texts)
         )
@@ -379,7 +380,7 @@ def test_lm_eval_and_inspect_report_the_same_numbers_on_custom_data(tmp_path):
     runs = {
         "dhp_custom": (
             "dhp_tasks/custom",
-            f"data={dhp_file}",
+            f"data_dir={dhp_folder}",
             "metrics=coherence,fluency",
             f"perturbations={perturbations}",
         ),
@@ -395,7 +396,7 @@ def test_lm_eval_and_inspect_report_the_same_numbers_on_custom_data(tmp_path):
     inspect_seconds = time.perf_counter() - started
 
     metadata = {
-        "dhp_custom": {"data": str(dhp_file), "metrics": "coherence,fluency", "perturbations": perturbations},
+        "dhp_custom": {"data_dir": str(dhp_folder), "metrics": "coherence,fluency", "perturbations": perturbations},
         "adherence_custom_rubric": {"data_dir": str(folder)},
         "coeval_custom_direct": {"data_dir": str(folder)},
     }

@@ -179,12 +179,17 @@ def test_custom_task_reports_the_metrics_its_data_names(tmp_path):
 
     from lm_eval_tasks.utils import docs
 
-    data = tmp_path / "texts.jsonl"
+    data = tmp_path / "texts"
+    data.mkdir()
     texts = [f"Story {j} begins at dawn. The hero walks far. She finds the well. The village drinks." for j in range(3)]
-    data.write_text("".join(json.dumps({"id": f"s{j}", "text": text}) + "\n" for j, text in enumerate(texts)))
-    with pytest.raises(OptionError, match=r"dhp_custom runs on your data: pass --metadata '\{\"data\": \"<path>\"\}'"):
+    (data / "items.jsonl").write_text(
+        "".join(json.dumps({"id": f"s{j}", "text": t}) + "\n" for j, t in enumerate(texts))
+    )
+    with pytest.raises(
+        OptionError, match=r"dhp_custom runs on your data: pass --metadata '\{\"data_dir\": \"<path>\"\}'"
+    ):
         docs(suite_task="dhp_custom")
-    options = {"data": str(data), "kind": "story", "metrics": "fluency", "perturbations": "typos"}
+    options = {"data_dir": str(data), "kind": "story", "metrics": "fluency", "perturbations": "typos"}
     manager = TaskManager(include_path=TASK_DIR, include_defaults=False, metadata={"dhp_custom": options})
     task = manager.load(["dhp_custom"])["tasks"]["dhp_custom"]
     assert type(task).__name__ == "UserDataTask"

@@ -20,10 +20,11 @@ from tests.conftest import DATA_ROOT
 
 
 def write_bad_inputs(folder: Path) -> Path:
-    """Small malformed files, one per kind of user data: a custom DHP JSONL, an adherence folder, an FBI folder
+    """Small malformed files, one per kind of user data: a custom DHP folder, an adherence folder, an FBI folder
     and a CoEval tasks file, each with one bad row."""
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "custom.jsonl").write_text(
+    (folder / "custom").mkdir()
+    (folder / "custom" / "items.jsonl").write_text(
         '{"id": "a", "text": "A fine text."}\n{"id": "b", "text": 5}\n', encoding="utf-8"
     )
     adherence = folder / "adherence"
@@ -75,8 +76,8 @@ CASES = [
     ),
     ("dhp missing data_dir", "dhp_tasks/summeval", ["data_dir=/nonexistent/summeval"], {}, "is not a folder"),
     ("dhp missing suite", "dhp_tasks/summeval", ["suite=/nonexistent/x.suite.jsonl"], {}, "does not exist"),
-    ("dhp malformed row", "dhp_tasks/custom", ["data={bad}/custom.jsonl"], {}, "row 2: field 'text'"),
-    ("dhp kind", "dhp_tasks/custom", ["data={bad}/custom.jsonl", "kind=poem"], {}, "unknown kind 'poem'"),
+    ("dhp malformed row", "dhp_tasks/custom", ["data_dir={bad}/custom"], {}, "row 2: field 'text'"),
+    ("dhp kind", "dhp_tasks/custom", ["data_dir={bad}/custom", "kind=poem"], {}, "unknown kind 'poem'"),
     ("dhp offline", "dhp_tasks/storycloze", ["n=2"], {"HF_DATASETS_OFFLINE": "1"}, "could not download"),
     (
         "dhp perplexity provider",

@@ -1,0 +1,121 @@
+"""The DHP suite, declared once: task version, options, headlines, comparability (see :mod:`judge_data.definitions`)."""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+from dhp_tasks.prompts import TEXT_KINDS
+from judge_data.definitions import ALL, Headline, Option, SuiteDefinition
+from scorers.answer_parsing import ANSWER_FORMATS
+from scorers.discernment import Combination
+from scorers.likelihood import DEFAULT_NORMALIZATION, NORMALIZATIONS
+from solvers.logprob_scoring import DEFAULT_MIN_MASS
+
+Scoring = Literal["sample", "logprobs", "perplexity"]
+SCORINGS: tuple[Scoring, ...] = get_args(Scoring)
+ALL_PERTURBATIONS = "all"
+
+DHP = SuiteDefinition(
+    name="dhp",
+    title="DHP: discernment of hierarchical perturbations",
+    paper=(
+        "Wang et al., *DHP Benchmark: Are LLMs Good NLG Evaluators?*, Findings of NAACL 2025 "
+        "([arXiv:2408.13704](https://arxiv.org/abs/2408.13704))"
+    ),
+    version=4,
+    changelog={
+        1: "Answers parsed in the scorer; D is NaN (not 0) without pairs; metrics without pairs are left out of the "
+        "p-value combination; parse-failure counts and rates in the score value.",
+        2: "`scoring=perplexity` sums the separator's tokens too (the tokens after the context with its trailing "
+        "whitespace removed, as lm-eval splits a context from its continuation).",
+        3: "Answers read against the prompt they answer, with rules designed on real judges' answers; "
+        "`answer_format=json`.",
+        4: "The `custom` task takes `data_dir`, a folder holding `items.jsonl`, as every suite's tasks do (it took "
+        "`data`, a file).",
+    },
+    options=(
+        Option(
+            "data_dir",
+            None,
+            "local folder in the layout of `shared/data/dhp/<dataset>/` (`custom`: your folder, with `items.jsonl` "
+            'holding one `{"id", "text", "context"?}` per line)',
+            shown_default="public source",
+        ),
+        Option("n", 100, "reference texts, a seeded draw (the paper's 100; `custom`: all)", minimum=1),
+        Option("seed", 0, "seed of the draw and of the rule-based perturbations"),
+        Option(
+            "perturbations",
+            ALL_PERTURBATIONS,
+            "comma-separated perturbation ids, or `all`: every rule-based row, and with a suite every row it holds",
+        ),
+        Option("repeats", 5, "ratings per metric, averaged (the paper's 5)", minimum=1),
+        Option("temperature", 0.0, "judge temperature (the paper's 0)"),
+        Option("expert_weights", None, "JSON file of expert weights", shown_default="the bundled table"),
+        Option(
+            "combine",
+            "hmp",
+            "p-value combination: harmonic mean (`hmp`), DHP's printed formula (`paper`) or Wilson's",
+            choices=get_args(Combination),
+        ),
+        Option(
+            "suite",
+            None,
+            "suite file from `dhp-build`; its texts are judged as they are (`data_dir`, `n` and `seed` unused)",
+        ),
+        Option(
+            "scoring",
+            "sample",
+            "`sample`: G-Eval ratings from `repeats` answers; `logprobs`: the expected rating over one answer's top "
+            "log-probabilities; `perplexity`: the judge's log-likelihood of each text given its context, no prompt",
+            choices=SCORINGS,
+        ),
+        Option(
+            "min_mass",
+            DEFAULT_MIN_MASS,
+            "with `scoring=logprobs`: the least probability on on-scale ratings for a rating to count",
+        ),
+        Option(
+            "normalize",
+            DEFAULT_NORMALIZATION,
+            "with `scoring=perplexity`: the summed log-likelihood per scored token or per UTF-8 byte (lm-eval's)",
+            choices=NORMALIZATIONS,
+        ),
+        Option(
+            "answer_format",
+            "text",
+            "`text`: the paper's free-text ratings; `json`: a JSON object, reasoning then score, its schema passed "
+            "to the provider (`scoring=sample` only)",
+            choices=ANSWER_FORMATS,
+        ),
+        Option(
+            "kind",
+            "summarization",
+            "`custom` only: the kind of text, which sets metrics, prompts and perturbations",
+            choices=tuple(TEXT_KINDS),
+        ),  # fmt: skip
+        Option("metrics", None, "`custom` only: comma-separated subset of the kind's metrics", shown_default=ALL),
+    ),
+    headlines=(
+        Headline("D_avg", True),
+        Headline("D_min", True),
+        Headline("D_avg_EW", True),
+        Headline("D_min_EW", True),
+        Headline("parse_failure_rate", False),
+    ),
+    comparable_on=(
+        "task_version",
+        "source",
+        "suite",
+        "n_items",
+        "seed",
+        "perturbations",
+        "scoring",
+        "min_mass",
+        "answer_format",
+        "normalize",
+        "combine",
+        "metrics",
+    ),
+)
+
+DEFINITIONS = (DHP,)

@@ -1,0 +1,185 @@
+"""What defines a suite, declared once: its task version, its options, its headline metrics and what makes two of
+its runs comparable.
+
+Each suite package holds one :class:`SuiteDefinition` (``<suite>_tasks/definition.py``). Its inspect tasks take
+their option defaults from it and check their options with it before any data is read; lm-eval's task files and
+hooks take the same defaults from it; ``judge-report`` takes the headlines and the comparability settings from it;
+and the options table in the suite's README is generated from it (``python -m judge_data.definitions`` rewrites
+the tables; a test fails when one is out of date).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from judge_data.options import OptionError
+
+ALL = "all"
+"""The README's word for an option whose default, ``None``, means every item, criterion or category."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """One task option (``-T name=value``): its default, what it means, and what values it takes."""
+
+    name: str
+    default: Any
+    doc: str
+    choices: tuple[Any, ...] = ()
+    """The values it takes, where they are a fixed few (the README lists them; any other is an error)."""
+    minimum: float | None = None
+    """The least value of a count (``n``, ``repeats``); ``None`` (the default meaning "all") is always allowed."""
+    shown_default: str | None = None
+    """How the README shows the default, where the value alone would not say it (``None`` meaning "all")."""
+
+    def check(self, value: Any) -> None:
+        """Refuse a value outside :attr:`choices` or below :attr:`minimum`, naming the option and what it takes."""
+        if self.choices and value not in self.choices:
+            raise OptionError(f"unknown {self.name} {value!r}; choose from {list(self.choices)}")
+        if self.minimum is not None and value is not None and value < self.minimum:
+            raise OptionError(f"{self.name} must be at least {self.minimum:g}, got {value}")
+
+    @property
+    def default_text(self) -> str:
+        """The default as the README shows it."""
+        if self.shown_default is not None:
+            return self.shown_default
+        return "none" if self.default is None else f"`{self.default}`"
+
+
+@dataclass(frozen=True)
+class Headline:
+    """A metric a leaderboard shows first, and which way is better."""
+
+    metric: str
+    higher_is_better: bool
+
+
+@dataclass(frozen=True)
+class SuiteDefinition:
+    """One suite: its name, paper, task version (with its changelog), options, headlines and comparability."""
+
+    name: str
+    title: str
+    paper: str
+    version: int
+    changelog: Mapping[int, str]
+    """What each task version changed, newest last; the suite's README lists it."""
+    options: tuple[Option, ...]
+    headlines: tuple[Headline, ...]
+    comparable_on: tuple[str, ...]
+    """Run settings (task metadata, then task arguments) that must agree for two runs to share a column."""
+    readme: str = "README.md"
+    _by_name: dict[str, Option] = field(init=False, repr=False, compare=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        names = [option.name for option in self.options]
+        duplicates = sorted({name for name in names if names.count(name) > 1})
+        if duplicates:
+            raise ValueError(f"suite {self.name}: options {duplicates} are declared twice")
+        if max(self.changelog, default=None) != self.version:
+            raise ValueError(f"suite {self.name}: version {self.version} has no changelog entry")
+        self._by_name.update((option.name, option) for option in self.options)
+
+    def option(self, name: str) -> Option:
+        """The option called ``name`` (a ``KeyError`` names a typo in a task signature at import time)."""
+        return self._by_name[name]
+
+    def default(self, name: str) -> Any:
+        """The default of one option, for a task signature: ``n: int = DHP.default("n")``."""
+        return self.option(name).default
+
+    def defaults(self, names: Iterable[str]) -> dict[str, Any]:
+        """The defaults of several options, for lm-eval's options of a task."""
+        return {name: self.default(name) for name in names}
+
+    @property
+    def default_values(self) -> Mapping[str, Any]:
+        """Every option's default by name, for task signatures: ``n: int = DEFAULTS["n"]``."""
+        return {option.name: option.default for option in self.options}
+
+    def check(self, **values: Any) -> None:
+        """Check every given option against its declared choices and minimum; call before any data is read."""
+        for name, value in values.items():
+            self.option(name).check(value)
+
+    def docstring(self, summary: str, names: Sequence[str], extra: Mapping[str, str] | None = None) -> str:
+        """A task's docstring: ``summary`` and an ``Args`` entry per option (``extra`` overrides a doc)."""
+        lines = [summary, "", "Args:"]
+        for name in names:
+            doc = (extra or {}).get(name) or self.option(name).doc
+            lines.append(f"    {name}: {doc}")
+        return "\n".join(lines) + "\n"
+
+    def options_table(self) -> str:
+        """The README's options table: name, default, allowed values and meaning of every option."""
+        rows = ["| option | default | values | meaning |", "|---|---|---|---|"]
+        for option in self.options:
+            values = ", ".join(f"`{choice}`" for choice in option.choices) if option.choices else ""
+            doc = option.doc.replace("|", "\\|").replace("\n", " ")
+            rows.append(f"| `{option.name}` | {option.default_text} | {values} | {doc} |")
+        return "\n".join(rows)
+
+    def changelog_table(self) -> str:
+        """The README's changelog of task versions."""
+        rows = ["| version | what changed |", "|---|---|"]
+        rows += [f"| {version} | {text} |" for version, text in sorted(self.changelog.items())]
+        return "\n".join(rows)
+
+
+SUITE_MODULES = ("dhp_tasks", "fbi_tasks", "adherence_tasks", "coeval_tasks")
+"""The suite packages, each with a ``definition`` module holding its definitions (``DEFINITIONS``)."""
+
+_GENERATED = re.compile(r"(<!-- generated: (\w+) -->\n).*?(\n<!-- end of generated \2 -->)", re.DOTALL)
+
+
+def definitions() -> dict[str, SuiteDefinition]:
+    """Every suite definition by name, from the suite packages."""
+    found: dict[str, SuiteDefinition] = {}
+    for package in SUITE_MODULES:
+        for definition in importlib.import_module(f"{package}.definition").DEFINITIONS:
+            found[definition.name] = definition
+    return found
+
+
+def readme_with_tables(text: str, definitions_by_block: Mapping[str, Callable[[], str]]) -> str:
+    """``text`` with every ``<!-- generated: NAME -->`` block replaced by what ``definitions_by_block[NAME]`` gives."""
+
+    def fill(match: re.Match[str]) -> str:
+        name = match.group(2)
+        if name not in definitions_by_block:
+            raise KeyError(f"no generated block called {name!r}")
+        return f"{match.group(1)}{definitions_by_block[name]()}{match.group(3)}"
+
+    return _GENERATED.sub(fill, text)
+
+
+def generated_blocks() -> dict[Path, dict[str, Callable[[], str]]]:
+    """For each suite README, the generated blocks it holds: ``<suite>_options`` and ``<suite>_versions``."""
+    root = Path(__file__).resolve().parents[1]
+    blocks: dict[Path, dict[str, Callable[[], str]]] = {}
+    for package in SUITE_MODULES:
+        for definition in importlib.import_module(f"{package}.definition").DEFINITIONS:
+            path = root / package / definition.readme
+            blocks.setdefault(path, {})
+            blocks[path][f"{definition.name}_options"] = definition.options_table
+            blocks[path][f"{definition.name}_versions"] = definition.changelog_table
+    return blocks
+
+
+def main() -> None:
+    """Rewrite the generated tables of every suite README from the definitions."""
+    for path, blocks in generated_blocks().items():
+        text = path.read_text(encoding="utf-8")
+        path.write_text(readme_with_tables(text, blocks), encoding="utf-8")
+        print(f"wrote {path}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
