@@ -7,6 +7,7 @@ from typing import Literal, get_args
 from dhp_tasks.prompts import TEXT_KINDS
 from judge_data.definitions import ALL, Headline, Option, SuiteDefinition
 from scorers.answer_parsing import ANSWER_FORMATS
+from scorers.dhp import HEADLINES
 from scorers.discernment import Combination
 from scorers.likelihood import DEFAULT_NORMALIZATION, NORMALIZATIONS
 from solvers.logprob_scoring import DEFAULT_MIN_MASS
@@ -95,13 +96,7 @@ DHP = SuiteDefinition(
         ),  # fmt: skip
         Option("metrics", None, "`custom` only: comma-separated subset of the kind's metrics", shown_default=ALL),
     ),
-    headlines=(
-        Headline("D_avg", True),
-        Headline("D_min", True),
-        Headline("D_avg_EW", True),
-        Headline("D_min_EW", True),
-        Headline("parse_failure_rate", False),
-    ),
+    headlines=tuple(Headline(metric, higher_is_better=metric.startswith("D")) for metric in HEADLINES),
     comparable_on=(
         "task_version",
         "source",

@@ -16,6 +16,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.solver import TaskState
 
 from fbi_tasks.data import FbiItem, load_items
+from fbi_tasks.definition import FBI
 from fbi_tasks.prompts import (
     AXES,
     DEFAULT_SCALE,
@@ -35,18 +36,13 @@ from scorers.fbi import Paradigm, blind_spot_judgments, blind_spot_rates
 from solvers.answer_format import answer_config, check_answer_format
 from solvers.judge import answer_prompts
 from solvers.logprob_scoring import (
-    DEFAULT_MIN_MASS,
     RatingScoring,
     check_rating_scoring,
     logprob_prompts,
     max_tokens_for,
 )
 
-FBI_TASK_VERSION = 2
-"""inspect's task version of the three FBI tasks: bump it whenever prompts, parsing or statistics change, so
-that logs computed differently are never compared silently. 1: item-level pairwise rates, flip rate,
-explanation checks on equal ratings, identical pairs left out. 2: answers read against their prompt with the
-rules designed on real judges' answers (ties written ``[[C]] for a tie`` are read); ``answer_format=json``."""
+DEFAULTS = FBI.default_values
 
 STRATEGIES: dict[Paradigm, tuple[str, ...]] = {
     "single": SINGLE_STRATEGIES,
@@ -110,19 +106,20 @@ def _prompts(paradigm: Paradigm, strategy: str, scale: int, rating_only: bool, a
 def fbi_task(
     paradigm: Paradigm,
     strategy: str,
-    data_dir: str | None,
-    abilities: str | Sequence[str] | None,
-    categories: str | Sequence[str] | None,
-    per_category: int | None,
-    seed: int,
-    scale: int | None,
-    include_extra: bool,
-    temperature: float,
-    hub_revision: str | None = None,
-    keep_identical: bool = False,
-    scoring: RatingScoring = "sample",
-    min_mass: float = DEFAULT_MIN_MASS,
-    answer_format: AnswerFormat = "text",
+    *,
+    data_dir: str | None = DEFAULTS["data_dir"],
+    abilities: str | Sequence[str] | None = DEFAULTS["abilities"],
+    categories: str | Sequence[str] | None = DEFAULTS["categories"],
+    per_category: int | None = DEFAULTS["per_category"],
+    seed: int = DEFAULTS["seed"],
+    scale: int | None = DEFAULTS["scale"],
+    include_extra: bool = DEFAULTS["include_extra"],
+    temperature: float = DEFAULTS["temperature"],
+    hub_revision: str | None = DEFAULTS["hub_revision"],
+    keep_identical: bool = DEFAULTS["keep_identical"],
+    scoring: RatingScoring = DEFAULTS["scoring"],
+    min_mass: float = DEFAULTS["min_mass"],
+    answer_format: AnswerFormat = DEFAULTS["answer_format"],
 ) -> Task:
     """Assemble one FBI strategy: items, the judge prompts, the failure-rate metric.
 
@@ -135,13 +132,12 @@ def fbi_task(
         raise OptionError(f"unknown {paradigm} strategy {strategy!r}; choose from {list(STRATEGIES[paradigm])}")
     if scoring == "logprobs" and paradigm == "pairwise":
         raise OptionError("scoring=logprobs reads ratings; pairwise verdicts are only sampled")
+    FBI.check(per_category=per_category, scoring=scoring, answer_format=answer_format)
     check_rating_scoring(scoring, min_mass)
     check_answer_format(answer_format, scoring)
     scale = scale or DEFAULT_SCALE.get(strategy, 10)
     if strategy in ("rubric", "axis_rubric") and scale not in (3, 5):
         raise OptionError(f"{strategy} scores on 1-3 or 1-5 (the paper's two rubric ranges), not 1-{scale}")
-    if per_category is not None and per_category < 1:
-        raise OptionError(f"per_category must be at least 1, got {per_category}")
     selection = load_items(
         data_dir,
         names_option(abilities),
@@ -171,9 +167,9 @@ def fbi_task(
         scorer=blind_spot_judgments(paradigm, scale, check_prompt, scoring, min_mass, answer_format),
         metrics=[blind_spot_rates(paradigm)],
         name=f"fbi_{paradigm}_{strategy}",
-        version=FBI_TASK_VERSION,
+        version=FBI.version,
         metadata={
-            "task_version": FBI_TASK_VERSION,
+            "task_version": FBI.version,
             "paradigm": paradigm,
             "strategy": strategy,
             "scoring": scoring,
@@ -191,96 +187,67 @@ def fbi_task(
 @task
 def single(
     strategy: str = "vanilla",
-    data_dir: str | None = None,
-    abilities: str | list[str] | None = None,
-    categories: str | list[str] | None = None,
-    per_category: int | None = None,
-    seed: int = 0,
-    scale: int | None = None,
-    include_extra: bool = False,
-    temperature: float = 0.0,
-    hub_revision: str | None = None,
-    keep_identical: bool = False,
-    scoring: RatingScoring = "sample",
-    min_mass: float = DEFAULT_MIN_MASS,
-    answer_format: AnswerFormat = "text",
+    data_dir: str | None = DEFAULTS["data_dir"],
+    abilities: str | list[str] | None = DEFAULTS["abilities"],
+    categories: str | list[str] | None = DEFAULTS["categories"],
+    per_category: int | None = DEFAULTS["per_category"],
+    seed: int = DEFAULTS["seed"],
+    scale: int | None = DEFAULTS["scale"],
+    include_extra: bool = DEFAULTS["include_extra"],
+    temperature: float = DEFAULTS["temperature"],
+    hub_revision: str | None = DEFAULTS["hub_revision"],
+    keep_identical: bool = DEFAULTS["keep_identical"],
+    scoring: RatingScoring = DEFAULTS["scoring"],
+    min_mass: float = DEFAULTS["min_mass"],
+    answer_format: AnswerFormat = DEFAULTS["answer_format"],
 ) -> Task:
-    """FBI single-answer scoring: the gold and the perturbed answer are rated in separate calls.
-
-    Args:
-        strategy: vanilla_star, vanilla, rubric, axis or axis_rubric
-        data_dir: local folder in the layout of shared/data/fbi/ (default: the authors' release)
-        abilities: comma-separated subset of long_form, factual, instruction_following, reasoning, score_invariant
-        categories: comma-separated category ids (e.g. entity,spelling)
-        per_category: at most this many items per category (a seeded draw)
-        seed: seed for the per-category draw
-        scale: top of the score range (default 10; 3 for the rubric strategies, which also take 5)
-        include_extra: also load the two long-form files outside the paper's 2400 items
-        temperature: judge temperature (default 0, as in the paper)
-        hub_revision: load ai4bharat/FBI from the Hugging Face hub at this full commit hash instead of the release
-            archive
-        keep_identical: keep the items of perturbed categories whose perturbed answer is identical to the gold one
-            (left out by default: no judge can penalise them)
-        scoring: 'sample' (the rating parsed from the answer, default) or 'logprobs' (the expected rating over
-            the top log-probabilities of a bare-number answer: the strategy's prompt asks for the rating only,
-            with no explanation)
-        min_mass: with scoring=logprobs, the least probability on on-scale ratings for a rating to count
-        answer_format: 'text' (the paper's prompts, default) or 'json' (a JSON object, reasoning then the answer,
-            with its schema passed to the provider; also for the explanation checker)
-    """
+    """FBI single-answer scoring: the gold and the perturbed answer are rated in separate calls."""
     return fbi_task(
         "single",
         strategy,
-        data_dir,
-        abilities,
-        categories,
-        per_category,
-        seed,
-        scale,
-        include_extra,
-        temperature,
-        hub_revision,
-        keep_identical,
-        scoring,
-        min_mass,
-        answer_format,
+        data_dir=data_dir,
+        abilities=abilities,
+        categories=categories,
+        per_category=per_category,
+        seed=seed,
+        scale=scale,
+        include_extra=include_extra,
+        temperature=temperature,
+        hub_revision=hub_revision,
+        keep_identical=keep_identical,
+        scoring=scoring,
+        min_mass=min_mass,
+        answer_format=answer_format,
     )
 
 
 @task
 def pairwise(
     strategy: str = "pairwise",
-    data_dir: str | None = None,
-    abilities: str | list[str] | None = None,
-    categories: str | list[str] | None = None,
-    per_category: int | None = None,
-    seed: int = 0,
-    include_extra: bool = False,
-    temperature: float = 0.0,
-    hub_revision: str | None = None,
-    keep_identical: bool = False,
-    answer_format: AnswerFormat = "text",
+    data_dir: str | None = DEFAULTS["data_dir"],
+    abilities: str | list[str] | None = DEFAULTS["abilities"],
+    categories: str | list[str] | None = DEFAULTS["categories"],
+    per_category: int | None = DEFAULTS["per_category"],
+    seed: int = DEFAULTS["seed"],
+    include_extra: bool = DEFAULTS["include_extra"],
+    temperature: float = DEFAULTS["temperature"],
+    hub_revision: str | None = DEFAULTS["hub_revision"],
+    keep_identical: bool = DEFAULTS["keep_identical"],
+    answer_format: AnswerFormat = DEFAULTS["answer_format"],
 ) -> Task:
-    """FBI pairwise comparison: each gold/perturbed pair judged twice, gold first and gold second.
-
-    Args:
-        strategy: pairwise_star, pairwise, rules, axis or axis_rules
-        data_dir, abilities, categories, per_category, seed, include_extra, temperature, hub_revision,
-            keep_identical, answer_format: as for fbi_tasks/single
-    """
+    """FBI pairwise comparison: each gold/perturbed pair judged twice, gold first and gold second."""
     return fbi_task(
         "pairwise",
         strategy,
-        data_dir,
-        abilities,
-        categories,
-        per_category,
-        seed,
-        None,
-        include_extra,
-        temperature,
-        hub_revision,
-        keep_identical,
+        data_dir=data_dir,
+        abilities=abilities,
+        categories=categories,
+        per_category=per_category,
+        seed=seed,
+        include_extra=include_extra,
+        temperature=temperature,
+        hub_revision=hub_revision,
+        keep_identical=keep_identical,
         answer_format=answer_format,
     )
 
@@ -288,42 +255,55 @@ def pairwise(
 @task
 def reference(
     strategy: str = "reference",
-    data_dir: str | None = None,
-    abilities: str | list[str] | None = None,
-    categories: str | list[str] | None = None,
-    per_category: int | None = None,
-    seed: int = 0,
-    scale: int | None = None,
-    include_extra: bool = False,
-    temperature: float = 0.0,
-    hub_revision: str | None = None,
-    keep_identical: bool = False,
-    scoring: RatingScoring = "sample",
-    min_mass: float = DEFAULT_MIN_MASS,
-    answer_format: AnswerFormat = "text",
+    data_dir: str | None = DEFAULTS["data_dir"],
+    abilities: str | list[str] | None = DEFAULTS["abilities"],
+    categories: str | list[str] | None = DEFAULTS["categories"],
+    per_category: int | None = DEFAULTS["per_category"],
+    seed: int = DEFAULTS["seed"],
+    scale: int | None = DEFAULTS["scale"],
+    include_extra: bool = DEFAULTS["include_extra"],
+    temperature: float = DEFAULTS["temperature"],
+    hub_revision: str | None = DEFAULTS["hub_revision"],
+    keep_identical: bool = DEFAULTS["keep_identical"],
+    scoring: RatingScoring = DEFAULTS["scoring"],
+    min_mass: float = DEFAULTS["min_mass"],
+    answer_format: AnswerFormat = DEFAULTS["answer_format"],
 ) -> Task:
-    """FBI reference-guided scoring: the gold answer is the reference, the perturbed answer is rated.
-
-    Args:
-        strategy: reference
-        scale: top of the score range (default 10); a failure is the perturbed answer getting it
-        data_dir, abilities, categories, per_category, seed, include_extra, temperature, hub_revision,
-            keep_identical, scoring, min_mass, answer_format: as for fbi_tasks/single
-    """
+    """FBI reference-guided scoring: the gold answer is the reference, the perturbed answer is rated."""
     return fbi_task(
         "reference",
         strategy,
-        data_dir,
-        abilities,
-        categories,
-        per_category,
-        seed,
-        scale,
-        include_extra,
-        temperature,
-        hub_revision,
-        keep_identical,
-        scoring,
-        min_mass,
-        answer_format,
+        data_dir=data_dir,
+        abilities=abilities,
+        categories=categories,
+        per_category=per_category,
+        seed=seed,
+        scale=scale,
+        include_extra=include_extra,
+        temperature=temperature,
+        hub_revision=hub_revision,
+        keep_identical=keep_identical,
+        scoring=scoring,
+        min_mass=min_mass,
+        answer_format=answer_format,
     )
+
+
+_COMMON = ("data_dir", "abilities", "categories", "per_category", "seed")
+single.__doc__ = FBI.docstring(
+    "FBI single-answer scoring: the gold and the perturbed answer are rated in separate calls.",
+    ("strategy", *_COMMON, "scale", "include_extra", "temperature", "hub_revision", "keep_identical", "scoring",
+     "min_mass", "answer_format"),
+    {"strategy": f"one of {', '.join(SINGLE_STRATEGIES)} (default vanilla)"},
+)  # fmt: skip
+pairwise.__doc__ = FBI.docstring(
+    "FBI pairwise comparison: each gold/perturbed pair judged twice, gold first and gold second.",
+    ("strategy", *_COMMON, "include_extra", "temperature", "hub_revision", "keep_identical", "answer_format"),
+    {"strategy": f"one of {', '.join(PAIRWISE_STRATEGIES)} (default pairwise)"},
+)
+reference.__doc__ = FBI.docstring(
+    "FBI reference-guided scoring: the gold answer is the reference, the perturbed answer is rated.",
+    ("strategy", *_COMMON, "scale", "include_extra", "temperature", "hub_revision", "keep_identical", "scoring",
+     "min_mass", "answer_format"),
+    {"strategy": "reference", "scale": "top of the score range (default 10); a perturbed answer given it fails"},
+)  # fmt: skip

@@ -25,7 +25,8 @@ from dhp_tasks.dhp import LIKELIHOOD
 from dhp_tasks.prompts import TEXT_KINDS
 from dhp_tasks.suite import all_perturbations
 from fbi_tasks.data import ABILITIES, CATEGORIES, SCORE_INVARIANT
-from fbi_tasks.fbi import FBI_TASK_VERSION, STRATEGIES
+from fbi_tasks.definition import FBI
+from fbi_tasks.fbi import STRATEGIES
 from judge_data.human import GROUPS
 from scorers.coeval import OVERALL
 from scorers.criteria_consistency import VALUE_KEYS as CRITERIA_LIST_KEYS
@@ -187,7 +188,7 @@ def _custom_tasks() -> list[LmEvalTask]:
         for mode in LM_EVAL_COEVAL_MODES
     ]
     metrics = _explanation_metric_names()
-    tasks.append(LmEvalTask(f"fbi_{EXPLANATIONS}", "fbi", "fbi", EXPLANATIONS, FBI_TASK_VERSION, metrics, None))
+    tasks.append(LmEvalTask(f"fbi_{EXPLANATIONS}", "fbi", "fbi", EXPLANATIONS, FBI.version, metrics, None))
     return tasks
 
 
@@ -207,7 +208,7 @@ def _build_table() -> dict[str, LmEvalTask]:
                 f"fbi_{paradigm}" if strategy == paradigm else f"fbi_{paradigm}_{strategy.removeprefix(paradigm + '_')}"
             )
             metrics = _fbi_metrics(paradigm)
-            tasks.append(LmEvalTask(name, "fbi", "fbi", f"{paradigm}/{strategy}", FBI_TASK_VERSION, metrics, "fbi"))
+            tasks.append(LmEvalTask(name, "fbi", "fbi", f"{paradigm}/{strategy}", FBI.version, metrics, "fbi"))
     for human_scored in ADHERENCE_DATASETS.values():
         if not human_scored.has_public_scores:
             continue

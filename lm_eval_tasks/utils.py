@@ -41,6 +41,7 @@ from dhp_tasks.definition import DHP
 from dhp_tasks.dhp import custom as dhp_custom
 from dhp_tasks.dhp import paper_dataset_task
 from dhp_tasks.prompts import TEXT_KINDS
+from fbi_tasks.definition import FBI
 from fbi_tasks.fbi import fbi_task, judge_prompts
 from judge_data import OptionError
 from lm_eval_tasks import JUDGMENTS_OPTION
@@ -83,18 +84,20 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "dhp": DHP.defaults(
         ("data_dir", "n", "seed", "perturbations", "expert_weights", "combine", "suite", "answer_format")
     ),
-    "fbi": {
-        "data_dir": None,
-        "abilities": None,
-        "categories": None,
-        "per_category": None,
-        "seed": 0,
-        "scale": None,
-        "include_extra": False,
-        "hub_revision": None,
-        "keep_identical": False,
-        "answer_format": "text",
-    },
+    "fbi": FBI.defaults(
+        (
+            "data_dir",
+            "abilities",
+            "categories",
+            "per_category",
+            "seed",
+            "scale",
+            "include_extra",
+            "hub_revision",
+            "keep_identical",
+            "answer_format",
+        )
+    ),
     "adherence": {"data_dir": None, "criteria": None, "n": None, "seed": 0, "answer_format": "text", "groups": None},
     "coeval": {
         "data_dir": None,
@@ -248,16 +251,16 @@ def _fbi_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, str]]
     built = fbi_task(
         paradigm,
         strategy,
-        options["data_dir"],
-        options["abilities"],
-        options["categories"],
-        options["per_category"],
-        int(options["seed"]),
-        options["scale"],
-        bool(options["include_extra"]),
-        0.0,
-        options["hub_revision"],
-        bool(options["keep_identical"]),
+        data_dir=options["data_dir"],
+        abilities=options["abilities"],
+        categories=options["categories"],
+        per_category=options["per_category"],
+        seed=int(options["seed"]),
+        scale=options["scale"],
+        include_extra=bool(options["include_extra"]),
+        temperature=0.0,
+        hub_revision=options["hub_revision"],
+        keep_identical=bool(options["keep_identical"]),
         answer_format=options["answer_format"],
     )
     settings = {

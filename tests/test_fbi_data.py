@@ -6,7 +6,8 @@ from collections import Counter
 import pytest
 
 from fbi_tasks.data import ABILITIES, CATEGORIES, FbiItem, load_items, select_categories
-from fbi_tasks.fbi import FBI_TASK_VERSION, pairwise, reference, single
+from fbi_tasks.definition import FBI
+from fbi_tasks.fbi import pairwise, reference, single
 from fbi_tasks.prompts import AXES, explanation_check_prompt, pairwise_prompt, reference_prompt, single_prompt
 from judge_data import DataError
 
@@ -63,10 +64,10 @@ def test_tasks_record_left_out_items_and_their_version(fbi_data):
     task = pairwise(data_dir=str(fbi_data), categories="entity,score_invariant")
     assert len(task.dataset) == 86 + 516
     assert task.metadata["left_out_identical"] == ["entity/factual-73_entity-errors"]
-    assert task.version == FBI_TASK_VERSION == task.metadata["task_version"]
+    assert task.version == FBI.version == task.metadata["task_version"]
     kept = single(data_dir=str(fbi_data), categories="entity", keep_identical=True)
     assert len(kept.dataset) == 87 and kept.metadata["left_out_identical"] == []
-    assert reference(data_dir=str(fbi_data), categories="do_less").version == FBI_TASK_VERSION
+    assert reference(data_dir=str(fbi_data), categories="do_less").version == FBI.version
 
 
 def test_extra_files_only_on_request(fbi_data):

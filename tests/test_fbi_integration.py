@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from fbi_tasks.data import load_items
-from fbi_tasks.fbi import FBI_TASK_VERSION
+from fbi_tasks.definition import FBI
 from tests.fake_judge import Answer, constant, knows_gold
 from tests.test_inspect_integration import eval_in_process, metrics_of, run_inspect
 
@@ -85,7 +85,7 @@ def test_constant_pairwise_judge_fails_every_item(tmp_path, fbi_data):
     assert metrics["error_rate_gold_first"] == 0.0
     assert metrics["error_rate_gold_second"] == 1.0
     assert len(calls) == 2 * N_ITEMS
-    assert log.eval.task_version == FBI_TASK_VERSION
+    assert log.eval.task_version == FBI.version
     assert len(log.eval.metadata["left_out_identical"]) == 7
 
 

@@ -1,0 +1,94 @@
+"""The FBI suite, declared once: task version, options, headlines, comparability (see :mod:`judge_data.definitions`)."""
+
+from __future__ import annotations
+
+from fbi_tasks.prompts import DEFAULT_SCALE, PAIRWISE_STRATEGIES, REFERENCE_STRATEGIES, SINGLE_STRATEGIES
+from judge_data.definitions import ALL, Headline, Option, SuiteDefinition
+from scorers.answer_parsing import ANSWER_FORMATS
+from scorers.fbi import HEADLINES
+from solvers.logprob_scoring import DEFAULT_MIN_MASS, RATING_SCORINGS
+
+FBI = SuiteDefinition(
+    name="fbi",
+    title="FBI: blind spots of evaluator LLMs",
+    paper=(
+        "Doddapaneni et al., *Finding Blind Spots in Evaluator LLMs with Interpretable Checklists*, EMNLP 2024 "
+        "([arXiv:2406.13439](https://arxiv.org/abs/2406.13439))"
+    ),
+    version=2,
+    changelog={
+        1: "Item-level pairwise rates and the flip rate as the authors' analysis script counts them; the "
+        "explanation check of equal ratings; items whose perturbed answer is identical to the gold one left out.",
+        2: "Answers read against the prompt they answer, with rules designed on real judges' answers (ties written "
+        "`Final verdict: [[C]] for a tie` were unread); under `scoring=logprobs` an item's failure is its "
+        "probability under the judge's rating distributions; `answer_format=json`.",
+    },
+    options=(
+        Option(
+            "strategy",
+            SINGLE_STRATEGIES[1],
+            f"single: {', '.join(SINGLE_STRATEGIES)}; pairwise: {', '.join(PAIRWISE_STRATEGIES)}; reference: "
+            f"{', '.join(REFERENCE_STRATEGIES)}",
+            shown_default="`vanilla`, `pairwise`, `reference` (the task's own)",
+        ),
+        Option("data_dir", None, "local folder in the layout of `shared/data/fbi/`", shown_default="authors' release"),
+        Option(
+            "abilities",
+            None,
+            "comma list of `long_form`, `factual`, `instruction_following`, `reasoning`, `score_invariant`",
+            shown_default=ALL,
+        ),
+        Option("categories", None, "comma list of category ids (`entity`, `spelling`, ...)", shown_default=ALL),
+        Option(
+            "per_category", None, "at most this many items per category, a seeded draw", minimum=1, shown_default=ALL
+        ),
+        Option("seed", 0, "seed of that draw"),
+        Option(
+            "scale",
+            None,
+            "top of the score range (single, reference); the rubric strategies take 3 or 5",
+            shown_default=", ".join(f"{scale} ({strategy})" for strategy, scale in DEFAULT_SCALE.items()),
+        ),
+        Option("include_extra", False, "also load the two long-form files outside the paper's 2,400 items"),
+        Option("temperature", 0.0, "judge temperature (the paper's 0)"),
+        Option("hub_revision", None, "load `ai4bharat/FBI` from the Hugging Face hub at this full commit hash"),
+        Option(
+            "keep_identical",
+            False,
+            "keep the items whose perturbed answer is identical to the gold one (no judge can penalise them)",
+        ),
+        Option(
+            "scoring",
+            RATING_SCORINGS[0],
+            "single and reference: the rating parsed from the answer (`sample`) or the expected rating over a "
+            "bare-number answer's top log-probabilities (`logprobs`)",
+            choices=RATING_SCORINGS,
+        ),
+        Option("min_mass", DEFAULT_MIN_MASS, "with `scoring=logprobs`: the least probability on on-scale ratings"),
+        Option(
+            "answer_format",
+            ANSWER_FORMATS[0],
+            "`text`: the paper's prompts; `json`: a JSON object, reasoning then the answer, its schema passed to the "
+            "provider (also for the explanation checker)",
+            choices=ANSWER_FORMATS,
+        ),
+    ),
+    headlines=tuple(Headline(metric, higher_is_better=False) for metric in HEADLINES),
+    comparable_on=(
+        "task_version",
+        "source",
+        "n_items",
+        "seed",
+        "per_category",
+        "abilities",
+        "categories",
+        "scale",
+        "include_extra",
+        "keep_identical",
+        "scoring",
+        "min_mass",
+        "answer_format",
+    ),
+)
+
+DEFINITIONS = (FBI,)
