@@ -18,7 +18,8 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.solver import TaskState
 
 from adherence_tasks.datasets import DATASETS, AdherenceDataset
-from adherence_tasks.prompts import SETTINGS, Question, Setting, questions_for, render
+from adherence_tasks.definition import ADHERENCE
+from adherence_tasks.prompts import PERPLEXITY_SETTING, Question, Setting, questions_for, render
 from adherence_tasks.sources import packaged_groups, public_folder
 from judge_data import DataError, names_option
 from judge_data.human import (
@@ -32,16 +33,17 @@ from judge_data.human import (
     regroup,
     select_items,
 )
-from judge_data.options import OptionError, check_at_least
+from judge_data.options import OptionError
 from scorers.adherence import CriterionSpec, ReadAnswer, criterion_ratings, human_agreement
 from scorers.answer_parsing import AnswerFormat
-from scorers.likelihood import DEFAULT_NORMALIZATION, Normalization, check_normalization, likelihood_scores
+from scorers.likelihood import DEFAULT_NORMALIZATION, Normalization, likelihood_scores
 from solvers.answer_format import answer_config, check_answer_format
 from solvers.judge import sample_prompts
 from solvers.likelihood import score_likelihood
 from solvers.logprob_scoring import (
     DEFAULT_MIN_MASS,
-    RatingScoring,
+    SCORINGS,
+    Scoring,
     check_rating_scoring,
     logprob_prompts,
     max_tokens_for,
@@ -50,17 +52,18 @@ from solvers.logprob_scoring import (
 
 logger = logging.getLogger(__name__)
 
-TASK_VERSION = 3
-"""Bumped whenever prompts, parsing or statistics change, so results are never compared across them silently.
-3: answers read against their prompt with the rules designed on real judges' answers; ``answer_format=json``;
-coherence-type criteria in the Integrity group; overall-impression criteria (TopicalChat's and InstruSum's
-``overall``) in no group, reported alone; the headline interval averages the same criteria in every resample."""
+DEFAULTS = ADHERENCE.default_values
 
-QUALITY_SETTINGS = ("perplexity", "generic")
+QUALITY_SETTINGS = (PERPLEXITY_SETTING, "generic")
 """Settings whose score measures quality in general, so it should fall where a lower-is-better criterion rises."""
 
 
-def expected_sign(setting: Setting, criterion: HumanCriterion) -> int:
+def logged_setting(setting: str, scoring: str) -> str:
+    """The paper's setting a run measures: its setting 1 (``perplexity``) under ``scoring=perplexity``."""
+    return PERPLEXITY_SETTING if scoring == "perplexity" else setting
+
+
+def expected_sign(setting: str, criterion: HumanCriterion) -> int:
     """+1 when agreement with the humans shows as a positive correlation, -1 when as a negative one."""
     return -1 if setting in QUALITY_SETTINGS and not criterion.higher_is_better else 1
 
@@ -102,41 +105,40 @@ def check_options(
     answer_format: str = "text",
 ) -> None:
     """Every option an adherence task takes that needs no data, checked before any data is read or downloaded."""
-    if setting not in SETTINGS:
-        raise OptionError(f"unknown setting {setting!r}; choose from {list(SETTINGS)}")
-    check_at_least("n", n, 1)
-    check_at_least("repeats", repeats, 1)
-    if scoring == "logprobs" and setting == "perplexity":
-        raise OptionError("setting=perplexity is scored by likelihood; scoring=logprobs applies to prompted settings")
-    check_rating_scoring(scoring, min_mass)
-    check_answer_format(answer_format, "perplexity" if setting == "perplexity" else scoring)
-    check_normalization(normalize)
-    if normalize != DEFAULT_NORMALIZATION and setting != "perplexity":
-        raise OptionError(f"normalize={normalize} applies to setting=perplexity, not setting={setting}")
+    if setting == PERPLEXITY_SETTING:
+        raise OptionError(
+            "the likelihood setting is chosen with scoring=perplexity (task version 4); pass -T scoring=perplexity"
+        )
+    ADHERENCE.check(setting=setting, n=n, repeats=repeats, scoring=scoring, normalize=normalize)
+    check_rating_scoring(scoring, min_mass, SCORINGS)
+    check_answer_format(answer_format, scoring)
+    if normalize != DEFAULT_NORMALIZATION and scoring != "perplexity":
+        raise OptionError(f"normalize={normalize} applies to scoring=perplexity, not scoring={scoring}")
 
 
 def adherence_task(
     name: str,
+    *,
     folder: Path | None,
-    setting: Setting,
-    criteria: str | Sequence[str] | None,
-    n: int | None,
-    seed: int,
-    repeats: int,
-    temperature: float,
     metadata: Mapping[str, Any],
-    scoring: RatingScoring = "sample",
-    min_mass: float = DEFAULT_MIN_MASS,
-    normalize: Normalization = DEFAULT_NORMALIZATION,
-    answer_format: AnswerFormat = "text",
-    groups: str | None = None,
+    setting: Setting = DEFAULTS["setting"],
+    scoring: Scoring = DEFAULTS["scoring"],
+    criteria: str | Sequence[str] | None = DEFAULTS["criteria"],
+    n: int | None = DEFAULTS["n"],
+    seed: int = DEFAULTS["seed"],
+    repeats: int = DEFAULTS["repeats"],
+    temperature: float = DEFAULTS["temperature"],
+    min_mass: float = DEFAULTS["min_mass"],
+    normalize: Normalization = DEFAULTS["normalize"],
+    answer_format: AnswerFormat = DEFAULTS["answer_format"],
+    groups: str | None = DEFAULTS["groups"],
 ) -> Task:
     """Assemble one dataset under one setting: samples, the judge (prompts or likelihood), the agreement metric.
 
-    Prompted settings read the judge's answers by ``scoring``: ``sample`` parses ``repeats`` answers per
-    question, ``logprobs`` reads one answer's top log-probabilities. ``setting=perplexity`` is scored by
-    likelihood, per scored token or (``normalize="byte"``, lm-eval's convention) per UTF-8 byte of the response,
-    and takes no ``scoring``. ``answer_format="json"`` asks the prompted settings for JSON objects.
+    ``scoring``: ``sample`` parses ``repeats`` answers per question, ``logprobs`` reads one answer's top
+    log-probabilities, ``perplexity`` asks nothing (``setting`` is unused) and takes the judge's likelihood of the
+    response, per scored token or (``normalize="byte"``, lm-eval's convention) per UTF-8 byte.
+    ``answer_format="json"`` asks for JSON objects.
 
     ``folder`` is the data (``None``: the paper dataset's public source, fetched once the options are checked).
     Each criterion's taxonomy group is the suite's assignment for a paper dataset (``criteria/<dataset>.json``,
@@ -169,7 +171,8 @@ def adherence_task(
         )
     items = select_items(load_items(folder, all_criteria), n, seed)
     task_description = str(document.get("task_description") or "").strip()
-    if setting == "perplexity":
+    measured = logged_setting(setting, scoring)
+    if scoring == "perplexity":
         solver = score_likelihood()
         scorer = likelihood_scores([criterion.name for criterion in chosen], normalize)
         asked: dict[str, Any] = {}
@@ -199,22 +202,23 @@ def adherence_task(
             },
             "answered_by": answered_by,
         }
-    specs = [CriterionSpec(c.name, c.group, expected_sign(setting, c)) for c in chosen]
+    specs = [CriterionSpec(c.name, c.group, expected_sign(measured, c)) for c in chosen]
     return Task(
         dataset=MemoryDataset([_sample(item, chosen, name) for item in items], name=f"adherence_{name}"),
         solver=solver,
         scorer=scorer,
         metrics=[human_agreement(specs)],
-        name=f"adherence_{name}_{setting}",
-        version=TASK_VERSION,
+        name=f"adherence_{name}_{measured}",
+        version=ADHERENCE.version,
         metadata={
             **metadata,
-            "setting": setting,
+            "task_version": ADHERENCE.version,
+            "setting": measured,
             "task_description": task_description,
-            "scoring": "likelihood" if setting == "perplexity" else scoring,
-            **({} if setting == "perplexity" else {"answer_format": answer_format}),
+            "scoring": scoring,
+            **({} if scoring == "perplexity" else {"answer_format": answer_format}),
             **({"groups": groups} if groups is not None else {}),
-            **({"normalize": normalize} if setting == "perplexity" else {}),
+            **({"normalize": normalize} if scoring == "perplexity" else {}),
             **({"min_mass": min_mass} if scoring == "logprobs" else {}),
             "n_items": len(items),
             "seed": seed,
@@ -226,7 +230,7 @@ def adherence_task(
                     "range": [c.low, c.high],
                     "scale": c.scale,
                     "higher_is_better": c.higher_is_better,
-                    "expected_sign": expected_sign(setting, c),
+                    "expected_sign": expected_sign(measured, c),
                     "has_definition": bool(c.definition),
                     "has_levels": bool(c.rubric),
                 }
@@ -245,60 +249,58 @@ def _logprob_tokens(questions: Sequence[Question]) -> int:
     )
 
 
+PAPER_OPTIONS = (
+    "setting",
+    "scoring",
+    "criteria",
+    "data_dir",
+    "n",
+    "seed",
+    "repeats",
+    "temperature",
+    "min_mass",
+    "normalize",
+    "answer_format",
+    "groups",
+)
+"""The options of a paper dataset's task, in the order its signature and docstring list them."""
+
+
 def _dataset_task(dataset: AdherenceDataset):
     def dataset_task(
-        setting: Setting = "rubric",
-        criteria: str | list[str] | None = None,
-        data_dir: str | None = None,
-        n: int | None = None,
-        seed: int = 0,
-        repeats: int = 1,
-        temperature: float = 0.0,
-        scoring: RatingScoring = "sample",
-        min_mass: float = DEFAULT_MIN_MASS,
-        normalize: Normalization = DEFAULT_NORMALIZATION,
-        answer_format: AnswerFormat = "text",
-        groups: str | None = None,
+        setting: Setting = DEFAULTS["setting"],
+        scoring: Scoring = DEFAULTS["scoring"],
+        criteria: str | list[str] | None = DEFAULTS["criteria"],
+        data_dir: str | None = DEFAULTS["data_dir"],
+        n: int | None = DEFAULTS["n"],
+        seed: int = DEFAULTS["seed"],
+        repeats: int = DEFAULTS["repeats"],
+        temperature: float = DEFAULTS["temperature"],
+        min_mass: float = DEFAULTS["min_mass"],
+        normalize: Normalization = DEFAULTS["normalize"],
+        answer_format: AnswerFormat = DEFAULTS["answer_format"],
+        groups: str | None = DEFAULTS["groups"],
     ) -> Task:
         return adherence_task(
             dataset.name,
-            Path(data_dir).expanduser() if data_dir else None,
-            setting,
-            criteria,
-            n,
-            seed,
-            repeats,
-            temperature,
-            {"source": str(data_dir) if data_dir else "public source", "description": dataset.description},
-            scoring,
-            min_mass,
-            normalize,
-            answer_format,
-            groups,
+            folder=Path(data_dir).expanduser() if data_dir else None,
+            metadata={"source": str(data_dir) if data_dir else "public source", "description": dataset.description},
+            setting=setting,
+            scoring=scoring,
+            criteria=criteria,
+            n=n,
+            seed=seed,
+            repeats=repeats,
+            temperature=temperature,
+            min_mass=min_mass,
+            normalize=normalize,
+            answer_format=answer_format,
+            groups=groups,
         )
 
     dataset_task.__name__ = dataset.name
     dataset_task.__qualname__ = dataset.name
-    dataset_task.__doc__ = (
-        f"Instruction adherence on {dataset.description}.\n\n"
-        "Args:\n"
-        "    setting: perplexity, generic, criterion or rubric (default rubric)\n"
-        "    criteria: comma-separated criterion names (default: all of the dataset's)\n"
-        "    data_dir: local folder with criteria.json and items.jsonl (default: the public source)\n"
-        "    n: number of items, a seeded draw (default: all)\n"
-        "    seed: seed of that draw\n"
-        "    repeats: answers per question, averaged (default 1)\n"
-        "    temperature: judge temperature (default 0)\n"
-        "    scoring: for the prompted settings, 'sample' (repeats answers parsed and averaged, default) or\n"
-        "        'logprobs' (one answer, the expected rating over its top log-probabilities; P(yes) for yes/no)\n"
-        f"    min_mass: with scoring=logprobs, the least probability on valid answers (default {DEFAULT_MIN_MASS})\n"
-        "    normalize: with setting=perplexity, the summed log-likelihood per scored 'token' (default) or per\n"
-        "        UTF-8 'byte' of the response (what lm-eval's adherence_*_perplexity tasks compute)\n"
-        "    answer_format: for the prompted settings, 'text' (the bare answer, default) or 'json' (a JSON object,\n"
-        "        reasoning then the answer, with its schema passed to the provider; scoring=sample only)\n"
-        "    groups: JSON file mapping criterion names to a taxonomy group (Content, Engagement, Integrity,\n"
-        "        Relevance) or null (reported alone); overrides the suite's assignment (criteria/<dataset>.json)\n"
-    )
+    dataset_task.__doc__ = ADHERENCE.docstring(f"Instruction adherence on {dataset.description}.", PAPER_OPTIONS)
     return task(name=dataset.name)(dataset_task)
 
 
@@ -316,42 +318,42 @@ instrusum = _dataset_task(DATASETS["instrusum"])
 @task
 def custom(
     data_dir: str,
-    setting: Setting = "rubric",
-    criteria: str | list[str] | None = None,
-    n: int | None = None,
-    seed: int = 0,
-    repeats: int = 1,
-    temperature: float = 0.0,
-    scoring: RatingScoring = "sample",
-    min_mass: float = DEFAULT_MIN_MASS,
-    normalize: Normalization = DEFAULT_NORMALIZATION,
-    answer_format: AnswerFormat = "text",
-    groups: str | None = None,
+    setting: Setting = DEFAULTS["setting"],
+    scoring: Scoring = DEFAULTS["scoring"],
+    criteria: str | list[str] | None = DEFAULTS["criteria"],
+    n: int | None = DEFAULTS["n"],
+    seed: int = DEFAULTS["seed"],
+    repeats: int = DEFAULTS["repeats"],
+    temperature: float = DEFAULTS["temperature"],
+    min_mass: float = DEFAULTS["min_mass"],
+    normalize: Normalization = DEFAULTS["normalize"],
+    answer_format: AnswerFormat = DEFAULTS["answer_format"],
+    groups: str | None = DEFAULTS["groups"],
 ) -> Task:
-    """Instruction adherence on your own human-annotated data.
-
-    Args:
-        data_dir: folder with criteria.json and items.jsonl in the layout of the bundled datasets
-        setting, criteria, n, seed, repeats, temperature, scoring, min_mass, normalize, answer_format: as for the
-            paper datasets
-        groups: JSON file mapping criterion names to a taxonomy group or null; overrides criteria.json's groups
-    """
+    """Instruction adherence on your own human-annotated data (the options below, from the suite's definition)."""
     folder = Path(data_dir).expanduser()
     if not folder.is_dir():
         raise OptionError(f"data_dir {folder} is not a folder")
     return adherence_task(
         "custom",
-        folder,
-        setting,
-        criteria,
-        n,
-        seed,
-        repeats,
-        temperature,
-        {"source": str(folder)},
-        scoring,
-        min_mass,
-        normalize,
-        answer_format,
-        groups,
+        folder=folder,
+        metadata={"source": str(folder)},
+        setting=setting,
+        scoring=scoring,
+        criteria=criteria,
+        n=n,
+        seed=seed,
+        repeats=repeats,
+        temperature=temperature,
+        min_mass=min_mass,
+        normalize=normalize,
+        answer_format=answer_format,
+        groups=groups,
     )
+
+
+custom.__doc__ = ADHERENCE.docstring(
+    "Instruction adherence on your own human-annotated data.",
+    PAPER_OPTIONS,
+    {"groups": "JSON file mapping criterion names to a taxonomy group or null; overrides criteria.json's groups"},
+)

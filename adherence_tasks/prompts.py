@@ -17,9 +17,14 @@ from judge_data.human import HumanCriterion
 from scorers.answer_parsing import YES_NO, AnswerFormat, AnswerShape
 from solvers.answer_format import json_request
 
-Setting = Literal["perplexity", "generic", "criterion", "rubric"]
-SETTINGS: tuple[Setting, ...] = ("perplexity", "generic", "criterion", "rubric")
-PROMPTED: tuple[Setting, ...] = ("generic", "criterion", "rubric")
+Setting = Literal["generic", "criterion", "rubric"]
+SETTINGS: tuple[Setting, ...] = ("generic", "criterion", "rubric")
+"""How much the prompt tells the judge: the paper's settings 2-4 (its setting 1, no prompt, is
+``scoring=perplexity``)."""
+
+PERPLEXITY_SETTING = "perplexity"
+"""What a run with ``scoring=perplexity`` logs as its setting: the paper's setting 1, the judge's likelihood of the
+response with no instruction at all (task names ``adherence_<dataset>_perplexity``)."""
 
 
 @dataclass(frozen=True)
@@ -112,8 +117,8 @@ def questions_for(
     setting: Setting, criteria: Sequence[HumanCriterion], answer_format: AnswerFormat = "text"
 ) -> tuple[list[Question], dict[str, str]]:
     """The questions a prompted setting asks per item, and which question each criterion is compared with."""
-    if setting not in PROMPTED:
-        raise ValueError(f"setting {setting!r} asks no questions; prompted settings are {PROMPTED}")
+    if setting not in SETTINGS:
+        raise ValueError(f"unknown setting {setting!r}; the settings are {SETTINGS}")
     questions: dict[str, Question] = {}
     answered_by: dict[str, str] = {}
     for criterion in criteria:

@@ -11,10 +11,9 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from coeval_tasks.data import COEVAL_COMMIT, COEVAL_REPO, DATASETS, TaskDescription, load_source, select
-from judge_data.options import OptionError, check_at_least
+from coeval_tasks.definition import COEVAL_CRITERIA
+from judge_data.options import OptionError
 from scorers.criteria_consistency import (
-    DEFAULT_EMBEDDER,
-    DEFAULT_MATCH_THRESHOLD,
     criteria_lists_score,
     criteria_lists_summary,
     load_embedder,
@@ -22,8 +21,10 @@ from scorers.criteria_consistency import (
 )
 from solvers.criteria_lists import ask_for_criteria, criteria_prompt
 
-TASK_VERSION = 1
-"""Bumped whenever the prompt, list parsing or statistics change, so results are never compared across them."""
+DEFAULTS = COEVAL_CRITERIA.default_values
+
+OPTIONS = ("dataset", "data_dir", "tasks_file", "n", "seed", "samples", "temperature", "embedder", "match_threshold")
+"""The task's options, in the order its signature and docstring list them."""
 
 
 def _sample(description: TaskDescription) -> Sample:
@@ -43,38 +44,20 @@ def _sample(description: TaskDescription) -> Sample:
 
 @task
 def criteria(
-    dataset: str = "eli5",
-    data_dir: str | None = None,
-    tasks_file: str | None = None,
-    n: int | None = None,
-    seed: int = 0,
-    samples: int = 10,
-    temperature: float = 0.7,
-    embedder: str = DEFAULT_EMBEDDER,
-    match_threshold: float = DEFAULT_MATCH_THRESHOLD,
+    dataset: str = DEFAULTS["dataset"],
+    data_dir: str | None = DEFAULTS["data_dir"],
+    tasks_file: str | None = DEFAULTS["tasks_file"],
+    n: int | None = DEFAULTS["n"],
+    seed: int = DEFAULTS["seed"],
+    samples: int = DEFAULTS["samples"],
+    temperature: float = DEFAULTS["temperature"],
+    embedder: str = DEFAULTS["embedder"],
+    match_threshold: float = DEFAULTS["match_threshold"],
 ) -> Task:
-    """CoEval criteria consistency (CC, ICC) and coverage of the experts' curated criteria.
-
-    Args:
-        dataset: eli5, rocstories or self_instruct (whose task descriptions to use)
-        data_dir: local folder in the layout of shared/data/human/coeval_<dataset>/ (default: the public
-            qtli/CoEval repository at a pinned commit, downloaded once)
-        tasks_file: your own JSONL of task descriptions ({"id", "task"} per line, optionally "input",
-            "output", "criteria"); replaces dataset
-        n: number of task descriptions (a seeded draw; default all)
-        seed: seed of that draw
-        samples: sampled criteria lists per task description (N; the paper uses 10)
-        temperature: temperature of the sampled lists (the reference list is always at temperature 0)
-        embedder: sentence-transformers model name or local folder used to embed criteria
-        match_threshold: cosine similarity at which a judge criterion matches a curated one
-    """
-    if samples < 2:
-        raise OptionError(f"samples must be at least 2 (ICC compares sampled lists), got {samples}")
-    check_at_least("n", n, 1)
+    """CoEval criteria consistency (the options below, from the suite's definition)."""
+    COEVAL_CRITERIA.check(n=n, samples=samples, temperature=temperature)
     if not 0 < match_threshold <= 1:
         raise OptionError(f"match_threshold is a cosine similarity above 0 and at most 1; got {match_threshold}")
-    if temperature < 0:
-        raise OptionError(f"temperature must be at least 0, got {temperature}")
     if tasks_file is None and dataset not in DATASETS:
         raise OptionError(f"unknown CoEval dataset {dataset!r}; choose from {sorted(DATASETS)}")
     require_embedder_package()
@@ -87,8 +70,9 @@ def criteria(
         scorer=criteria_lists_score(embedder=embedder, threshold=match_threshold),
         metrics=[criteria_lists_summary()],
         name=f"coeval_criteria_{source.dataset}",
-        version=TASK_VERSION,
+        version=COEVAL_CRITERIA.version,
         metadata={
+            "task_version": COEVAL_CRITERIA.version,
             "dataset": source.dataset,
             "source": source.source if data_dir or tasks_file else f"{COEVAL_REPO}@{COEVAL_COMMIT}",
             "n_task_descriptions": len(chosen),
@@ -102,3 +86,8 @@ def criteria(
             "review_actions": source.review_actions,
         },
     )
+
+
+criteria.__doc__ = COEVAL_CRITERIA.docstring(
+    "CoEval criteria consistency (CC, ICC) and coverage of the experts' curated criteria.", OPTIONS
+)

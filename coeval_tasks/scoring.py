@@ -17,20 +17,17 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.solver import TaskState
 
 from coeval_tasks.data import HumanScores, load_human_scores, read_local_items
+from coeval_tasks.definition import COEVAL_SCORING
 from judge_data import DataError, names_option
 from judge_data.human import HumanCriterion, HumanItem, choose_criteria, select_items
-from judge_data.options import OptionError, check_at_least
 from scorers.adherence import ReadAnswer, criterion_ratings
 from scorers.answer_parsing import AnswerFormat
 from scorers.coeval import coeval_agreement
 from solvers.answer_format import check_answer_format
 from solvers.logprob_scoring import DEFAULT_MIN_MASS, RatingScoring, check_rating_scoring, whole_number_scale
-from solvers.stepwise import MODES, OVERALL, Mode, converse, item_text, scoring_turns
+from solvers.stepwise import OVERALL, Mode, converse, item_text, scoring_turns
 
-TASK_VERSION = 2
-"""Bumped whenever prompts, parsing or statistics change, so results are never compared across them silently.
-2: answers read against what the judge was asked, with the rules designed on real judges' answers;
-``answer_format=json``."""
+DEFAULTS = COEVAL_SCORING.default_values
 
 HUMAN_OVERALL = "mean over the dataset's criteria of the human mean score"
 
@@ -78,23 +75,22 @@ def check_options(
     answer_format: str = "text",
 ) -> None:
     """Every option of a CoEval scoring task that needs no data, checked before any data is read or downloaded."""
-    if mode not in MODES:
-        raise OptionError(f"unknown mode {mode!r}; choose from {list(MODES)}")
-    check_at_least("n", n, 1)
+    COEVAL_SCORING.check(mode=mode, n=n)
     check_rating_scoring(scoring, min_mass)
     check_answer_format(answer_format, scoring)
 
 
 def scoring_task(
     source: HumanScores,
-    mode: Mode,
-    criteria: str | Sequence[str] | None,
-    n: int | None,
-    seed: int,
-    temperature: float,
-    scoring: RatingScoring = "sample",
-    min_mass: float = DEFAULT_MIN_MASS,
-    answer_format: AnswerFormat = "text",
+    *,
+    mode: Mode = DEFAULTS["mode"],
+    criteria: str | Sequence[str] | None = DEFAULTS["criteria"],
+    n: int | None = DEFAULTS["n"],
+    seed: int = DEFAULTS["seed"],
+    temperature: float = DEFAULTS["temperature"],
+    scoring: RatingScoring = DEFAULTS["scoring"],
+    min_mass: float = DEFAULTS["min_mass"],
+    answer_format: AnswerFormat = DEFAULTS["answer_format"],
 ) -> Task:
     """One dataset's items, the conversation (or direct question) per item, the ratings and the agreement metric.
 
@@ -141,8 +137,9 @@ def scoring_task(
         scorer=criterion_ratings(readers, scoring, min_mass, answer_format),
         metrics=[coeval_agreement([c.name for c in chosen], criterion_scores=mode == "step_by_step")],
         name=f"coeval_{source.dataset}_{mode}",
-        version=TASK_VERSION,
+        version=COEVAL_SCORING.version,
         metadata={
+            "task_version": COEVAL_SCORING.version,
             "dataset": source.dataset,
             "source": source.source,
             "mode": mode,
@@ -161,40 +158,39 @@ def scoring_task(
     )
 
 
+PAPER_OPTIONS = ("mode", "data_dir", "criteria", "n", "seed", "temperature", "scoring", "min_mass", "answer_format")
+"""The options of a paper dataset's task, in the order its signature and docstring list them."""
+
+
 def _dataset_task(dataset: str):
     def dataset_task(
-        mode: Mode = "step_by_step",
-        data_dir: str | None = None,
-        criteria: str | list[str] | None = None,
-        n: int | None = None,
-        seed: int = 0,
-        temperature: float = 0.0,
-        scoring: RatingScoring = "sample",
-        min_mass: float = DEFAULT_MIN_MASS,
-        answer_format: AnswerFormat = "text",
+        mode: Mode = DEFAULTS["mode"],
+        data_dir: str | None = DEFAULTS["data_dir"],
+        criteria: str | list[str] | None = DEFAULTS["criteria"],
+        n: int | None = DEFAULTS["n"],
+        seed: int = DEFAULTS["seed"],
+        temperature: float = DEFAULTS["temperature"],
+        scoring: RatingScoring = DEFAULTS["scoring"],
+        min_mass: float = DEFAULTS["min_mass"],
+        answer_format: AnswerFormat = DEFAULTS["answer_format"],
     ) -> Task:
         check_options(mode=mode, n=n, scoring=scoring, min_mass=min_mass, answer_format=answer_format)
         return scoring_task(
-            load_human_scores(dataset, data_dir), mode, criteria, n, seed, temperature, scoring, min_mass, answer_format
+            load_human_scores(dataset, data_dir),
+            mode=mode,
+            criteria=criteria,
+            n=n,
+            seed=seed,
+            temperature=temperature,
+            scoring=scoring,
+            min_mass=min_mass,
+            answer_format=answer_format,
         )
 
     dataset_task.__name__ = dataset
     dataset_task.__qualname__ = dataset
-    dataset_task.__doc__ = (
-        f"CoEval criterion-level scoring on {dataset}: the judge's scores against the annotators'.\n\n"
-        "Args:\n"
-        "    mode: step_by_step (each curated criterion, then overall, in one conversation) or direct (overall only)\n"
-        f"    data_dir: local folder in the layout of shared/data/human/coeval_{dataset}/ (default: the public\n"
-        "        qtli/CoEval repository at a pinned commit, downloaded once)\n"
-        "    criteria: comma-separated criterion names (default: all of the dataset's)\n"
-        "    n: number of items, a seeded draw (default: all 200)\n"
-        "    seed: seed of that draw\n"
-        "    temperature: judge temperature (default 0, the paper's)\n"
-        "    scoring: 'sample' (each answer explains, then scores; the score is parsed; default) or 'logprobs'\n"
-        "        (each turn asks for the score only, one request; the expected score over its top log-probabilities)\n"
-        f"    min_mass: with scoring=logprobs, the least probability on on-scale scores (default {DEFAULT_MIN_MASS})\n"
-        "    answer_format: 'text' (each answer explains, then 'Score: <number>'; default) or 'json' (a JSON object,\n"
-        "        reasoning then score, with its schema passed to the provider; scoring=sample only)\n"
+    dataset_task.__doc__ = COEVAL_SCORING.docstring(
+        f"CoEval criterion-level scoring on {dataset}: the judge's scores against the annotators'.", PAPER_OPTIONS
     )
     return task(name=dataset)(dataset_task)
 
@@ -207,23 +203,32 @@ self_instruct = _dataset_task("self_instruct")
 @task
 def custom(
     data_dir: str,
-    mode: Mode = "step_by_step",
-    criteria: str | list[str] | None = None,
-    n: int | None = None,
-    seed: int = 0,
-    temperature: float = 0.0,
-    scoring: RatingScoring = "sample",
-    min_mass: float = DEFAULT_MIN_MASS,
-    answer_format: AnswerFormat = "text",
+    mode: Mode = DEFAULTS["mode"],
+    criteria: str | list[str] | None = DEFAULTS["criteria"],
+    n: int | None = DEFAULTS["n"],
+    seed: int = DEFAULTS["seed"],
+    temperature: float = DEFAULTS["temperature"],
+    scoring: RatingScoring = DEFAULTS["scoring"],
+    min_mass: float = DEFAULTS["min_mass"],
+    answer_format: AnswerFormat = DEFAULTS["answer_format"],
 ) -> Task:
-    """CoEval criterion-level scoring on your own human-scored data.
-
-    Args:
-        data_dir: folder with criteria.json (task_description, criteria) and items.jsonl (with annotator_scores
-            and annotator_ids for the agreement statistics) in the layout of the shared CoEval folders
-        mode, criteria, n, seed, temperature, scoring, min_mass, answer_format: as for the paper datasets
-    """
+    """CoEval criterion-level scoring on your own human-scored data (the options below, from the definition)."""
     check_options(mode=mode, n=n, scoring=scoring, min_mass=min_mass, answer_format=answer_format)
     return scoring_task(
-        read_local_items("custom", data_dir), mode, criteria, n, seed, temperature, scoring, min_mass, answer_format
+        read_local_items("custom", data_dir),
+        mode=mode,
+        criteria=criteria,
+        n=n,
+        seed=seed,
+        temperature=temperature,
+        scoring=scoring,
+        min_mass=min_mass,
+        answer_format=answer_format,
     )
+
+
+custom.__doc__ = COEVAL_SCORING.docstring(
+    "CoEval criterion-level scoring on your own human-scored data (criteria.json and items.jsonl with "
+    "annotator_scores and annotator_ids, in the layout of the shared CoEval folders).",
+    PAPER_OPTIONS,
+)

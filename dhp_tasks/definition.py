@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import get_args
 
 from dhp_tasks.prompts import TEXT_KINDS
 from judge_data.definitions import ALL, Headline, Option, SuiteDefinition
@@ -10,10 +10,8 @@ from scorers.answer_parsing import ANSWER_FORMATS
 from scorers.dhp import HEADLINES
 from scorers.discernment import Combination
 from scorers.likelihood import DEFAULT_NORMALIZATION, NORMALIZATIONS
-from solvers.logprob_scoring import DEFAULT_MIN_MASS
+from solvers.logprob_scoring import DEFAULT_MIN_MASS, SCORINGS
 
-Scoring = Literal["sample", "logprobs", "perplexity"]
-SCORINGS: tuple[Scoring, ...] = get_args(Scoring)
 ALL_PERTURBATIONS = "all"
 
 DHP = SuiteDefinition(
@@ -96,7 +94,10 @@ DHP = SuiteDefinition(
         ),  # fmt: skip
         Option("metrics", None, "`custom` only: comma-separated subset of the kind's metrics", shown_default=ALL),
     ),
-    headlines=tuple(Headline(metric, higher_is_better=metric.startswith("D")) for metric in HEADLINES),
+    headlines=tuple(
+        Headline(metric, higher_is_better=metric.startswith("D"), leaderboard=metric in ("D_avg", "D_min"))
+        for metric in HEADLINES
+    ),
     comparable_on=(
         "task_version",
         "source",

@@ -20,7 +20,7 @@ from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
 
 from dhp_tasks.datasets import DATASETS, DhpDataset, load_pool, select_items
-from dhp_tasks.definition import ALL_PERTURBATIONS, DHP, SCORINGS, Scoring
+from dhp_tasks.definition import ALL_PERTURBATIONS, DHP
 from dhp_tasks.perturbations import (
     KIND_PERTURBATIONS,
     PERTURBATIONS,
@@ -38,7 +38,7 @@ from scorers.likelihood import DEFAULT_NORMALIZATION, Normalization, likelihood_
 from solvers.answer_format import check_answer_format
 from solvers.geval import Criterion, rate_criteria
 from solvers.likelihood import score_likelihood
-from solvers.logprob_scoring import DEFAULT_MIN_MASS, check_rating_scoring
+from solvers.logprob_scoring import DEFAULT_MIN_MASS, SCORINGS, Scoring, check_rating_scoring
 
 logger = logging.getLogger(__name__)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fbi_tasks.data import ABILITIES
 from fbi_tasks.prompts import DEFAULT_SCALE, PAIRWISE_STRATEGIES, REFERENCE_STRATEGIES, SINGLE_STRATEGIES
 from judge_data.definitions import ALL, Headline, Option, SuiteDefinition
 from scorers.answer_parsing import ANSWER_FORMATS
@@ -73,7 +74,14 @@ FBI = SuiteDefinition(
             choices=ANSWER_FORMATS,
         ),
     ),
-    headlines=tuple(Headline(metric, higher_is_better=False) for metric in HEADLINES),
+    headlines=(
+        Headline(HEADLINES[0], higher_is_better=False),
+        Headline(f"{HEADLINES[0]}/({'|'.join(ABILITIES)})", higher_is_better=False),
+        *(
+            Headline(metric, higher_is_better=False, leaderboard=metric in ("si_error_rate", "flip_rate"))
+            for metric in HEADLINES[1:]
+        ),
+    ),
     comparable_on=(
         "task_version",
         "source",

@@ -55,15 +55,24 @@ class Option:
 
 @dataclass(frozen=True)
 class Headline:
-    """A metric a leaderboard shows first, and which way is better."""
+    """A metric shown first, and which way is better."""
 
     metric: str
+    """The metric's name, or a regular expression for a family of names (``pearson/group/.+``)."""
     higher_is_better: bool
+    leaderboard: bool = True
+    """Whether ``judge-report`` puts it in the leaderboard; the others lead the suite's own tables."""
+
+    def matches(self, name: str) -> bool:
+        """Whether ``name`` is this headline or one of its family."""
+        return re.fullmatch(self.metric, name) is not None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class SuiteDefinition:
-    """One suite: its name, paper, task version (with its changelog), options, headlines and comparability."""
+    """One suite: its name, paper, task version (with its changelog), options, headlines and comparability.
+
+    Each definition exists once, so it compares and hashes by identity (its changelog is a mapping)."""
 
     name: str
     title: str
@@ -136,7 +145,7 @@ class SuiteDefinition:
 SUITE_MODULES = ("dhp_tasks", "fbi_tasks", "adherence_tasks", "coeval_tasks")
 """The suite packages, each with a ``definition`` module holding its definitions (``DEFINITIONS``)."""
 
-_GENERATED = re.compile(r"(<!-- generated: (\w+) -->\n).*?(\n<!-- end of generated \2 -->)", re.DOTALL)
+_GENERATED = re.compile(r"(<!-- generated: (\w+) -->\n)(?:.*?\n)?(<!-- end of generated \2 -->)", re.DOTALL)
 
 
 def definitions() -> dict[str, SuiteDefinition]:
@@ -155,7 +164,7 @@ def readme_with_tables(text: str, definitions_by_block: Mapping[str, Callable[[]
         name = match.group(2)
         if name not in definitions_by_block:
             raise KeyError(f"no generated block called {name!r}")
-        return f"{match.group(1)}{definitions_by_block[name]()}{match.group(3)}"
+        return f"{match.group(1)}{definitions_by_block[name]()}\n{match.group(3)}"
 
     return _GENERATED.sub(fill, text)
 

@@ -1,14 +1,16 @@
-"""Writing the report: Markdown, CSV, JSON, and one self-contained HTML page (figures embedded as PNG)."""
+"""Writing the report: Markdown, CSV, JSON, and one self-contained HTML page (figures embedded as PNG) from the
+Jinja2 template ``templates/report.html.jinja``."""
 
 from __future__ import annotations
 
 import base64
 import csv
-import html
 import io
 import json
 import math
 from pathlib import Path
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from judge_report.plots import Figure
 from judge_report.tables import Cell, Report, Table
@@ -166,73 +168,57 @@ def png_bytes(figure: Figure) -> bytes:
     return buffer.getvalue()
 
 
-def html_table(table: Table) -> str:
-    """A table as HTML: flagged cells marked, each cell's share of unparsed answers and its log in its tooltip."""
-    header = "".join(f"<th>{html.escape(name)}</th>" for name in [*table.index, *table.columns])
-    body = []
-    for row in table.rows:
-        cells = "".join(f"<td>{html.escape(label)}</td>" for label in row)
-        for column in table.columns:
-            cell = table.cells.get((row, column))
-            if cell is None:
-                cells += '<td data-value=""></td>'
-                continue
-            value = "" if math.isnan(cell.value) else repr(cell.value)
-            title = f"parse failures {cell.parse_failure_rate:.1%}; {cell.location}"
-            css = ' class="flagged"' if cell.flagged else ""
-            cells += f'<td data-value="{value}"{css} title="{html.escape(title)}">{html.escape(cell.text())}</td>'
-        body.append(f"<tr>{cells}</tr>")
-    return (
-        f'<h2>{html.escape(table.title)}</h2><div class="scroll"><table class="sortable"><thead><tr>{header}</tr>'
-        f"</thead><tbody>{''.join(body)}</tbody></table></div>"
-    )
+_PAGE = Environment(
+    loader=PackageLoader("judge_report", "templates"),
+    autoescape=True,
+    undefined=StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+).get_template("report.html.jinja")
+"""The page template; autoescape escapes every judge name, note and log path, so nothing here escapes by hand."""
 
 
-SORT_SCRIPT = """
-document.querySelectorAll('table.sortable th').forEach((th, column) => th.addEventListener('click', () => {
-  const body = th.closest('table').tBodies[0];
-  const descending = th.dataset.order !== 'desc';
-  th.dataset.order = descending ? 'desc' : 'asc';
-  const key = row => { const cell = row.cells[column]; const v = cell.dataset.value;
-    return v === undefined ? cell.textContent : (v === '' ? NaN : parseFloat(v)); };
-  [...body.rows].sort((a, b) => { const x = key(a), y = key(b);
-    if (typeof x === 'string') return descending ? y.localeCompare(x) : x.localeCompare(y);
-    if (isNaN(x)) return 1; if (isNaN(y)) return -1; return descending ? y - x : x - y; })
-    .forEach(row => body.appendChild(row));
-}));
-"""
+def _html_cell(cell: Cell) -> dict[str, str]:
+    """A value cell as the page shows it: sortable by ``data-value``, its unparsed share and log in its tooltip."""
+    return {
+        "value": "" if math.isnan(cell.value) else repr(cell.value),
+        "css": "flagged" if cell.flagged else "",
+        "title": f"parse failures {cell.parse_failure_rate:.1%}; {cell.location}",
+        "text": cell.text(),
+    }
 
-STYLE = """
-body { font-family: system-ui, sans-serif; margin: 1.5em; color: #222; }
-table { border-collapse: collapse; margin-bottom: 1.5em; font-size: 0.85em; }
-th, td { border: 1px solid #ccc; padding: 0.3em 0.5em; text-align: left; }
-th { background: #f0f0f0; cursor: pointer; }
-td.flagged { background: #fff1c2; }
-div.scroll { overflow-x: auto; }
-img { max-width: 100%; border: 1px solid #eee; margin: 0.5em 0; }
-"""
+
+def html_table(table: Table) -> dict:
+    """A table as the page template takes it: header names, and per row its labels and its cells (``None``:
+    no value)."""
+    return {
+        "title": table.title,
+        "header": [*table.index, *table.columns],
+        "rows": [
+            {
+                "labels": list(row),
+                "cells": [
+                    _html_cell(table.cells[(row, column)]) if (row, column) in table.cells else None
+                    for column in table.columns
+                ],
+            }
+            for row in table.rows
+        ],
+    }
 
 
 def html_page(report: Report, figures: list[Figure], flag: float) -> str:
     """``report.html``: one self-contained page with the tables, the embedded figures and the notes."""
-    images = "".join(
-        f'<figure><img alt="{html.escape(f.title)}" src="data:image/png;base64,'
-        f'{base64.b64encode(png_bytes(f)).decode()}"><figcaption>{html.escape(f.title)}</figcaption></figure>'
-        for f in figures
-    )
-    notes = "".join(f"<li>{html.escape(note)}</li>" for note in report.notes)
-    runs = "".join(
-        f"<li>{html.escape(run.judge)} · {html.escape(run.task)} (config {config}): {html.escape(run.location)}</li>"
-        for run, _, config in report.runs
-    )
-    return (
-        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Judge report</title>'
-        f"<style>{STYLE}</style></head><body><h1>Judge report</h1>"
-        f"{html_table(report.leaderboard)}<p>{html.escape(FLAG_NOTE.format(flag))} Click a header to sort.</p>"
-        + "".join(html_table(table) for table in report.paper_tables)
-        + (f"<h2>Figures</h2>{images}" if images else "")
-        + (f"<h2>Notes</h2><ul>{notes}</ul>" if notes else "")
-        + f"<h2>Runs</h2><ul>{runs}</ul><script>{SORT_SCRIPT}</script></body></html>"
+    return _PAGE.render(
+        leaderboard=html_table(report.leaderboard),
+        flag_note=FLAG_NOTE.format(flag),
+        paper_tables=[html_table(table) for table in report.paper_tables],
+        figures=[{"title": f.title, "png": base64.b64encode(png_bytes(f)).decode()} for f in figures],
+        notes=report.notes,
+        runs=[
+            {"judge": run.judge, "task": run.task, "config": config, "location": run.location}
+            for run, _, config in report.runs
+        ],
     )
 
 

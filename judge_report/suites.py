@@ -11,6 +11,12 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from adherence_tasks.definition import ADHERENCE as ADHERENCE_DEFINITION
+from coeval_tasks.definition import COEVAL_CRITERIA as COEVAL_CRITERIA_DEFINITION
+from coeval_tasks.definition import COEVAL_SCORING as COEVAL_SCORING_DEFINITION
+from dhp_tasks.definition import DHP as DHP_DEFINITION
+from fbi_tasks.definition import FBI as FBI_DEFINITION
+from judge_data.definitions import SuiteDefinition
 from judge_report.runs import Run
 
 Contribution = tuple[Run, str, float]
@@ -35,27 +41,47 @@ class PaperTable:
     pooled: Callable[[Sequence[Run]], tuple[list[tuple[str, str, list[Contribution]]], list[str]]] | None = None
 
 
+COUNTS_LOWER_IS_BETTER = ("parse_failure", "undefined", "missed", "json_fallbacks")
+"""Metric name prefixes, in every suite, of counts a better judge keeps low."""
+
+
 @dataclass(frozen=True)
 class SuiteView:
-    """What the report shows of one suite and how it decides that two runs are comparable."""
+    """What the report shows of one suite: its definition (headlines, comparability) and the paper's tables."""
 
-    name: str
+    definition: SuiteDefinition
     title: str
     task_prefixes: tuple[str, ...]
-    comparable_on: tuple[str, ...]
-    """Run settings (task metadata, then task arguments) that must agree for two runs to share a column."""
-    headlines: Callable[[Run], list[str]]
     answers_per_sample: Callable[[Run], float]
     """Judge answers one sample asks for, to turn ``parse_failures`` into a rate where the suite logs no rate."""
     paper_tables: tuple[PaperTable, ...] = ()
     hub_dataset: Callable[[Run], str | None] = lambda run: None
     """The benchmark's dataset on the Hugging Face Hub, where there is one (for ``.eval_results`` exports)."""
-    lower_is_better: tuple[str, ...] = ()
-    """Metric name prefixes for which a lower value is better."""
+
+    @property
+    def name(self) -> str:
+        """The suite's name, as its definition gives it."""
+        return self.definition.name
+
+    @property
+    def comparable_on(self) -> tuple[str, ...]:
+        """Run settings (task metadata, then task arguments) that must agree for two runs to share a column."""
+        return self.definition.comparable_on
+
+    def headlines(self, run: Run) -> list[str]:
+        """The run's metrics that the definition puts in the leaderboard, in the definition's order."""
+        return [
+            name
+            for headline in self.definition.headlines
+            if headline.leaderboard
+            for name in run.metrics
+            if headline.matches(name)
+        ]
 
     def higher_is_better(self, metric: str) -> bool:
-        """Whether a larger value of ``metric`` ranks a judge higher."""
-        return not metric.startswith(self.lower_is_better)
+        """Whether a larger value of ``metric`` ranks a judge higher (a headline's family shares its direction)."""
+        lower = [headline.metric for headline in self.definition.headlines if not headline.higher_is_better]
+        return not metric.startswith((*lower, *COUNTS_LOWER_IS_BETTER))
 
     def unparsed(self, run: Run) -> tuple[float, float]:
         """``(answers that did not parse, answers asked for)`` in a run."""
@@ -95,35 +121,14 @@ def _dhp_cells(run: Run) -> list[tuple[str, str, str]]:
 
 
 DHP = SuiteView(
-    name="dhp",
+    DHP_DEFINITION,
     title="DHP discernment (D > 1: damage noticed at the 5 % level)",
     task_prefixes=("dhp_",),
-    comparable_on=(
-        "task_version",
-        "source",
-        "suite",
-        "n_items",
-        "seed",
-        "perturbations",
-        "scoring",
-        "min_mass",
-        "answer_format",
-        "normalize",
-        "combine",
-        "metrics",
-    ),
-    headlines=lambda run: _present(run, ("D_avg", "D_min")),
     answers_per_sample=lambda run: float(len(run.metadata.get("metrics") or [1]) * (run.setting("repeats") or 1)),
     paper_tables=(PaperTable("dhp_d_by_perturbation", "DHP: D per perturbation by dataset", _dhp_cells, "dataset"),),
 )
 
 # FBI -----------------------------------------------------------------------------------------------------------------
-
-FBI_ABILITIES = ("long_form", "factual", "instruction_following", "reasoning")
-
-
-def _fbi_headlines(run: Run) -> list[str]:
-    return _present(run, ("error_rate", *(f"error_rate/{a}" for a in FBI_ABILITIES), "si_error_rate", "flip_rate"))
 
 
 def _fbi_cells(run: Run) -> list[tuple[str, str, str]]:
@@ -134,36 +139,17 @@ def _fbi_cells(run: Run) -> list[tuple[str, str, str]]:
 
 
 FBI = SuiteView(
-    name="fbi",
+    FBI_DEFINITION,
     title="FBI blind spots (error rate: lower is better)",
     task_prefixes=("fbi_",),
-    comparable_on=(
-        "task_version",
-        "source",
-        "n_items",
-        "seed",
-        "per_category",
-        "abilities",
-        "categories",
-        "scale",
-        "include_extra",
-        "keep_identical",
-        "scoring",
-        "min_mass",
-        "answer_format",
-    ),
-    headlines=_fbi_headlines,
     answers_per_sample=lambda run: 1.0 if run.setting("paradigm") == "reference" else 2.0,
     paper_tables=(
         PaperTable("fbi_failure_rate_by_category", "FBI: failure rate per category", _fbi_cells, "category", "column"),
     ),
     hub_dataset=lambda run: "ai4bharat/FBI",
-    lower_is_better=("error_rate", "si_error_rate", "flip_rate", "parse_failure"),
 )
 
 # Instruction adherence -----------------------------------------------------------------------------------------------
-
-ADHERENCE_SETTINGS = ("perplexity", "generic", "criterion", "rubric")
 
 
 def _adherence_dataset(run: Run) -> str:
@@ -223,23 +209,9 @@ def _adherence_group_pool(runs: Sequence[Run]) -> tuple[list[tuple[str, str, lis
 
 
 ADHERENCE = SuiteView(
-    name="adherence",
+    ADHERENCE_DEFINITION,
     title="Instruction adherence (Pearson with the humans, oriented: higher is better)",
     task_prefixes=("adherence_",),
-    comparable_on=(
-        "task_version",
-        "source",
-        "n_items",
-        "seed",
-        "setting",
-        "criteria",
-        "repeats",
-        "scoring",
-        "min_mass",
-        "answer_format",
-        "normalize",
-    ),
-    headlines=lambda run: _present(run, ("pearson",)) + _matching(run, r"pearson/group/.+"),
     answers_per_sample=lambda run: float(len(run.metadata.get("questions") or {}) * (run.setting("repeats") or 1)),
     paper_tables=(
         PaperTable(
@@ -262,7 +234,6 @@ ADHERENCE = SuiteView(
             pooled=_adherence_group_pool,
         ),
     ),
-    lower_is_better=("undefined", "parse_failure"),
 )
 
 # CoEval --------------------------------------------------------------------------------------------------------------
@@ -274,26 +245,13 @@ def _coeval_criteria_cells(run: Run) -> list[tuple[str, str, str]]:
 
 
 COEVAL_CRITERIA = SuiteView(
-    name="coeval_criteria",
+    COEVAL_CRITERIA_DEFINITION,
     title="CoEval criteria consistency (CC, ICC) and coverage of the curated criteria",
     task_prefixes=("coeval_criteria_",),
-    comparable_on=(
-        "task_version",
-        "source",
-        "dataset",
-        "n_task_descriptions",
-        "seed",
-        "samples",
-        "temperature",
-        "embedder",
-        "match_threshold",
-    ),
-    headlines=lambda run: _present(run, ("cc", "icc", "coverage")),
     answers_per_sample=lambda run: float((run.setting("samples") or 0) + 1),
     paper_tables=(
         PaperTable("coeval_table1", "CoEval Table 1: CC and ICC per dataset", _coeval_criteria_cells, "dataset"),
     ),
-    lower_is_better=("missed", "parse_failure"),
 )
 
 
@@ -303,29 +261,13 @@ def _coeval_scoring_cells(run: Run) -> list[tuple[str, str, str]]:
 
 
 COEVAL_SCORING = SuiteView(
-    name="coeval_scoring",
+    COEVAL_SCORING_DEFINITION,
     title="CoEval criterion scoring (correlation with the annotators, Krippendorff's alpha)",
     task_prefixes=("coeval_",),
-    comparable_on=(
-        "task_version",
-        "source",
-        "dataset",
-        "n_items",
-        "seed",
-        "criteria",
-        "mode",
-        "temperature",
-        "repeats",
-        "scoring",
-        "min_mass",
-        "answer_format",
-    ),
-    headlines=lambda run: _present(run, ("pearson/overall", "alpha/annotators", "alpha/with_judge")),
     answers_per_sample=lambda run: float(len(run.metadata.get("criteria") or [1]) * (run.setting("repeats") or 1)),
     paper_tables=(
         PaperTable("coeval_tables5_7", "CoEval Tables 5-7: correlations per criterion", _coeval_scoring_cells, "task"),
     ),
-    lower_is_better=("parse_failure",),
 )
 
 SUITES: tuple[SuiteView, ...] = (DHP, FBI, ADHERENCE, COEVAL_CRITERIA, COEVAL_SCORING)

@@ -12,13 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from adherence_tasks.adherence import TASK_VERSION as ADHERENCE_TASK_VERSION
 from adherence_tasks.datasets import DATASETS as ADHERENCE_DATASETS
-from adherence_tasks.prompts import SETTINGS as ADHERENCE_SETTINGS
+from adherence_tasks.definition import ADHERENCE
+from adherence_tasks.prompts import PERPLEXITY_SETTING, SETTINGS
 from adherence_tasks.sources import criteria_file
-from coeval_tasks.criteria import TASK_VERSION as CRITERIA_TASK_VERSION
 from coeval_tasks.data import DATASETS as COEVAL_DATASETS
-from coeval_tasks.scoring import TASK_VERSION as COEVAL_TASK_VERSION
+from coeval_tasks.definition import COEVAL_CRITERIA, COEVAL_SCORING
 from dhp_tasks.datasets import DATASETS as DHP_DATASETS
 from dhp_tasks.definition import DHP
 from dhp_tasks.dhp import LIKELIHOOD
@@ -35,6 +34,10 @@ from scorers.likelihood import Normalization
 from scorers.values import JSON_FALLBACKS
 
 Suite = Literal["dhp", "fbi", "adherence", "coeval"]
+
+ADHERENCE_SETTINGS = (PERPLEXITY_SETTING, *SETTINGS)
+"""The adherence tasks per dataset: the likelihood one (inspect's ``scoring=perplexity``) and each prompted
+setting."""
 OutputType = Literal["generate_until", "loglikelihood"]
 
 LOWER_IS_BETTER = re.compile(
@@ -124,7 +127,7 @@ def adherence_metric_names(criteria: Sequence[tuple[str, str]], setting: str) ->
     """What an adherence task reports for these ``(name, group)`` criteria under a setting."""
     groups = [group for group in GROUPS if any(criterion_group == group for _, criterion_group in criteria)]
     names = ["pearson", "pearson_ci_low", "pearson_ci_high", *(f"pearson/group/{group}" for group in groups)]
-    names += ["undefined", *([] if setting == "perplexity" else [JSON_FALLBACKS]), "parse_failures"]
+    names += ["undefined", *([] if setting == PERPLEXITY_SETTING else [JSON_FALLBACKS]), "parse_failures"]
     for name, _ in criteria:
         names += [f"{method}/{name}" for method in ("pearson", "spearman", "kendall")]
         names += [f"pearson_ci_low/{name}", f"pearson_ci_high/{name}", f"n/{name}"]
@@ -175,7 +178,7 @@ def _custom_tasks() -> list[LmEvalTask]:
             "adherence",
             CUSTOM,
             setting,
-            ADHERENCE_TASK_VERSION,
+            ADHERENCE.version,
             adherence_metric_names((), setting),
             None,
         )
@@ -183,7 +186,7 @@ def _custom_tasks() -> list[LmEvalTask]:
     ]
     tasks += [
         LmEvalTask(
-            f"coeval_{CUSTOM}_{mode}", "coeval", CUSTOM, mode, COEVAL_TASK_VERSION, coeval_metric_names(()), None
+            f"coeval_{CUSTOM}_{mode}", "coeval", CUSTOM, mode, COEVAL_SCORING.version, coeval_metric_names(()), None
         )
         for mode in LM_EVAL_COEVAL_MODES
     ]
@@ -213,25 +216,25 @@ def _build_table() -> dict[str, LmEvalTask]:
         if not human_scored.has_public_scores:
             continue
         for setting in ADHERENCE_SETTINGS:
-            group = "adherence_perplexity" if setting == "perplexity" else "adherence"
+            group = "adherence_perplexity" if setting == PERPLEXITY_SETTING else "adherence"
             named = [(c["name"], c["group"]) for c in adherence_criteria(human_scored.name)]
             metrics = adherence_metric_names(named, setting)
             name = f"adherence_{human_scored.name}_{setting}"
-            tasks.append(
-                LmEvalTask(name, "adherence", human_scored.name, setting, ADHERENCE_TASK_VERSION, metrics, group)
-            )
+            tasks.append(LmEvalTask(name, "adherence", human_scored.name, setting, ADHERENCE.version, metrics, group))
     for dataset in COEVAL_DATASETS:
         metrics = CRITERIA_LIST_KEYS
         tasks.append(
             LmEvalTask(
-                f"coeval_criteria_{dataset}", "coeval", dataset, "criteria", CRITERIA_TASK_VERSION, metrics, "coeval"
+                f"coeval_criteria_{dataset}", "coeval", dataset, "criteria", COEVAL_CRITERIA.version, metrics, "coeval"
             )
         )
     for dataset in COEVAL_DATASETS:
         for mode in LM_EVAL_COEVAL_MODES:
             metrics = coeval_metric_names(COEVAL_DATASETS[dataset].annotator_ids)
             tasks.append(
-                LmEvalTask(f"coeval_{dataset}_{mode}", "coeval", dataset, mode, COEVAL_TASK_VERSION, metrics, "coeval")
+                LmEvalTask(
+                    f"coeval_{dataset}_{mode}", "coeval", dataset, mode, COEVAL_SCORING.version, metrics, "coeval"
+                )
             )
     tasks += _custom_tasks()
     return {task.name: task for task in tasks}

@@ -30,9 +30,11 @@ from lm_eval.api.task import ConfigurableTask
 
 from adherence_tasks.adherence import adherence_task
 from adherence_tasks.adherence import custom as adherence_custom
-from adherence_tasks.prompts import Question, render
+from adherence_tasks.definition import ADHERENCE
+from adherence_tasks.prompts import PERPLEXITY_SETTING, Question, render
 from coeval_tasks.criteria import criteria as criteria_task
 from coeval_tasks.data import load_human_scores
+from coeval_tasks.definition import COEVAL_CRITERIA, COEVAL_SCORING
 from coeval_tasks.scoring import check_options as check_coeval_options
 from coeval_tasks.scoring import custom as coeval_custom
 from coeval_tasks.scoring import scoring_task
@@ -62,8 +64,6 @@ from scorers.adherence import CriterionSpec, ReadAnswer, agreement_metrics, crit
 from scorers.answer_parsing import YES_NO, read_answer
 from scorers.coeval import OVERALL, coeval_report
 from scorers.criteria_consistency import (
-    DEFAULT_EMBEDDER,
-    DEFAULT_MATCH_THRESHOLD,
     criteria_lists_means,
     score_criteria_lists,
 )
@@ -98,18 +98,12 @@ OPTIONS: dict[str, dict[str, Any]] = {
             "answer_format",
         )
     ),
-    "adherence": {"data_dir": None, "criteria": None, "n": None, "seed": 0, "answer_format": "text", "groups": None},
+    "adherence": ADHERENCE.defaults(("data_dir", "criteria", "n", "seed", "answer_format", "groups")),
     "coeval": {
-        "data_dir": None,
-        "n": None,
-        "seed": 0,
-        "criteria": None,
-        "tasks_file": None,
-        "samples": 10,
-        "temperature": 0.7,
-        "embedder": DEFAULT_EMBEDDER,
-        "match_threshold": DEFAULT_MATCH_THRESHOLD,
-        "answer_format": "text",
+        **COEVAL_CRITERIA.defaults(
+            ("data_dir", "n", "seed", "tasks_file", "samples", "temperature", "embedder", "match_threshold")
+        ),
+        **COEVAL_SCORING.defaults(("criteria", "answer_format")),
     },
 }
 """Each suite's options (the inspect task's ``-T`` options that choose items) and their defaults.
@@ -130,7 +124,7 @@ CUSTOM_OPTIONS: dict[str, dict[str, Any]] = {
         "n": None,
     },
     "adherence": OPTIONS["adherence"],
-    "coeval": {"data_dir": None, "criteria": None, "n": None, "seed": 0, "answer_format": "text"},
+    "coeval": COEVAL_SCORING.defaults(("data_dir", "criteria", "n", "seed", "answer_format")),
 }
 """The options of the ``custom`` tasks: the inspect ``custom`` task's ``-T`` options that choose the items."""
 
@@ -278,30 +272,24 @@ def _fbi_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, str]]
 
 def _adherence_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, str]]:
     data_dir = options["data_dir"]
-    n = None if options["n"] is None else int(options["n"])
+    likelihood = task.setting == PERPLEXITY_SETTING
+    chosen: dict[str, Any] = {
+        "setting": ADHERENCE.default("setting") if likelihood else task.setting,
+        "scoring": "perplexity" if likelihood else "sample",
+        "criteria": options["criteria"],
+        "n": None if options["n"] is None else int(options["n"]),
+        "seed": int(options["seed"]),
+        "answer_format": options["answer_format"],
+        "groups": options["groups"],
+    }
     if task.dataset == CUSTOM:
-        built = adherence_custom(
-            data_dir,
-            cast(Any, task.setting),
-            options["criteria"],
-            n,
-            int(options["seed"]),
-            answer_format=options["answer_format"],
-            groups=options["groups"],
-        )
+        built = adherence_custom(data_dir, **chosen)
     else:
         built = adherence_task(
             task.dataset,
-            Path(data_dir).expanduser() if data_dir else None,
-            cast(Any, task.setting),
-            options["criteria"],
-            n,
-            int(options["seed"]),
-            1,
-            0.0,
-            {"source": str(data_dir) if data_dir else "public source"},
-            answer_format=options["answer_format"],
-            groups=options["groups"],
+            folder=Path(data_dir).expanduser() if data_dir else None,
+            metadata={"source": str(data_dir) if data_dir else "public source"},
+            **chosen,
         )
     meta = _task_metadata(built)
     settings: dict[str, Any] = {
@@ -312,7 +300,7 @@ def _adherence_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str,
     if task.dataset == CUSTOM:
         named = [(name, info["group"]) for name, info in meta["criteria"].items()]
         settings[METRIC_NAMES] = adherence_metric_names(named, task.setting)
-    if task.setting == "perplexity":
+    if likelihood:
         return _documents(built.dataset, [LIKELIHOOD_PROMPT], settings)
     settings["answer_format"] = meta["answer_format"]
     settings["task_description"] = meta["task_description"]
@@ -352,27 +340,18 @@ def _coeval_docs(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, st
         return _documents(
             built.dataset, [CRITERIA_PROMPT], {"task": task.name, **{k: _task_metadata(built)[k] for k in keys}}
         )
+    chosen: dict[str, Any] = {
+        "mode": task.setting,
+        "criteria": options["criteria"],
+        "n": n,
+        "seed": int(options["seed"]),
+        "answer_format": answer_format,
+    }
     if task.dataset == CUSTOM:
-        built = coeval_custom(
-            options["data_dir"],
-            cast(Any, task.setting),
-            options["criteria"],
-            n,
-            int(options["seed"]),
-            answer_format=answer_format,
-        )
+        built = coeval_custom(options["data_dir"], **chosen)
     else:
         check_coeval_options(mode=task.setting, n=n, answer_format=answer_format)
-        source = load_human_scores(task.dataset, options["data_dir"])
-        built = scoring_task(
-            source,
-            cast(Any, task.setting),
-            options["criteria"],
-            n,
-            int(options["seed"]),
-            0.0,
-            answer_format=answer_format,
-        )
+        built = scoring_task(load_human_scores(task.dataset, options["data_dir"]), **chosen)
     low, high = _task_metadata(built)["overall_range"]
     settings = {
         "task": task.name,
@@ -643,7 +622,7 @@ def _fbi_metrics(settings: Mapping[str, Any], samples) -> dict[str, float]:
 
 def _adherence_metrics(settings: Mapping[str, Any], samples) -> dict[str, float]:
     specs = [CriterionSpec(name, group, sign) for name, group, sign in settings["criteria"]]
-    if settings["setting"] == "perplexity":
+    if settings["setting"] == PERPLEXITY_SETTING:
         names = [spec.name for spec in specs]
         values = [(meta, likelihood_value(names, answers[LIKELIHOOD_PROMPT])) for meta, answers, _ in samples]
     else:

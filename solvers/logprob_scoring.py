@@ -60,6 +60,11 @@ RatingScoring = Literal["sample", "logprobs"]
 RATING_SCORINGS: tuple[RatingScoring, ...] = ("sample", "logprobs")
 """How a prompted rating is read: `repeats` sampled answers parsed and averaged, or one answer's top logprobs."""
 
+Scoring = Literal["sample", "logprobs", "perplexity"]
+SCORINGS: tuple[Scoring, ...] = (*RATING_SCORINGS, "perplexity")
+"""How a suite obtains a judge's score (the ``scoring`` option, one name in every suite): a prompted rating read
+either way, or, with no prompt, the judge's log-likelihood of the text (:mod:`solvers.likelihood`)."""
+
 LOGPROBS_STORE_KEY = "judge_logprobs"
 """Where :func:`logprob_prompts` leaves ``{prompt name: {"answer": text, "logprobs": [position dicts]}}``."""
 

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from adherence_tasks.adherence import TASK_VERSION
+from adherence_tasks.definition import ADHERENCE
 from judge_data.human import load_criteria, load_items, select_items
 from solvers.likelihood import SEPARATOR
 from tests import fake_completions
@@ -86,7 +86,7 @@ def test_a_judge_that_answers_the_human_scores_correlates_perfectly(tmp_path, se
     ] == pytest.approx(1.0)
     assert metrics["parse_failures"] == 0 and metrics["undefined"] == 0
     assert len(calls) == 30 * 4
-    assert log.eval.task_version == TASK_VERSION and log.eval.metadata["setting"] == setting
+    assert log.eval.task_version == ADHERENCE.version and log.eval.metadata["setting"] == setting
     prompt = calls[0]["messages"][-1]["content"]
     assert prompt.index("### Task input") < prompt.index("### Response") < prompt.index("### Evaluation")
     if setting == "rubric":
@@ -165,7 +165,7 @@ def test_perplexity_setting_correlates_the_likelihood_with_the_humans(tmp_path):
         for item in select_items(load_items(folder, criteria), 15, seed)
     }
     command = [INSPECT, "eval", "adherence_tasks/summeval", "--model", "openai-api-completions/fakevllm/toy"]
-    options = task_options(f"data_dir={folder}", "n=15", f"seed={seed}", "setting=perplexity")
+    options = task_options(f"data_dir={folder}", "n=15", f"seed={seed}", "scoring=perplexity")
     with fake_completions.serve(logprob=lambda prompt, position: fluency[prompt] - 10) as (url, calls):
         env = {"FAKEVLLM_BASE_URL": url, "FAKEVLLM_API_KEY": "test"}
         run_cli([*command, *options, "--log-format", "json", "--display", "none"], tmp_path, env)
@@ -179,7 +179,7 @@ def test_perplexity_setting_correlates_the_likelihood_with_the_humans(tmp_path):
 
 def test_perplexity_setting_refuses_a_chat_provider_in_one_message(tmp_path):
     command = eval_command(
-        "adherence_tasks/summeval", f"data_dir={data_folder('human', 'summeval')}", "setting=perplexity"
+        "adherence_tasks/summeval", f"data_dir={data_folder('human', 'summeval')}", "scoring=perplexity"
     )
     result, calls = run_command(command, constant("3"), tmp_path, expect_success=False)
     assert not calls

@@ -14,7 +14,8 @@ from inspect_ai.scorer import SampleScore, Score
 from scipy import stats
 
 from coeval_tasks import data
-from coeval_tasks.scoring import TASK_VERSION, custom, eli5
+from coeval_tasks.definition import COEVAL_SCORING
+from coeval_tasks.scoring import custom, eli5
 from judge_data import DataError
 from judge_data.options import OptionError
 from scorers.coeval import coeval_agreement
@@ -156,7 +157,7 @@ def test_judge_answering_the_human_mean_agrees_fully(tmp_path):
     assert metrics["alpha/with_judge/overall"] >= metrics["alpha/annotators/overall"]
     assert {f"pearson/annotator/A0{i}" for i in range(1, 6)} <= set(metrics)
     assert metrics["parse_failures"] == 0
-    assert log.eval.task_version == TASK_VERSION and log.eval.metadata["mode"] == "step_by_step"
+    assert log.eval.task_version == COEVAL_SCORING.version and log.eval.metadata["mode"] == "step_by_step"
     # one conversation per item: 5 criteria then overall, each request carrying the whole history
     assert len(calls) == 10 * 6
     assert sorted(len(call["messages"]) for call in calls) == sorted([1, 3, 5, 7, 9, 11] * 10)

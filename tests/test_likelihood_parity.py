@@ -59,7 +59,7 @@ def test_normalize_is_checked_and_belongs_to_the_likelihood_settings(dhp_data):
         storycloze(data_dir=folder, n=1, scoring="perplexity", normalize="word")
     with pytest.raises(OptionError, match="normalize=byte applies to scoring=perplexity"):
         storycloze(data_dir=folder, n=1, normalize="byte")
-    with pytest.raises(OptionError, match="normalize=byte applies to setting=perplexity"):
+    with pytest.raises(OptionError, match="normalize=byte applies to scoring=perplexity, not scoring=sample"):
         summeval(data_dir=str(data_folder("human", "summeval")), n=2, setting="rubric", normalize="byte")
     task = storycloze(data_dir=folder, n=1, scoring="perplexity", normalize="byte")
     assert task.metadata["normalize"] == "byte"
@@ -111,7 +111,7 @@ def test_perplexity_metrics_are_the_same_in_both_harnesses(tmp_path, dhp_data, j
             f"data_dir={summeval}",
             "n=20",
             f"seed={seed}",
-            "setting=perplexity",
+            "scoring=perplexity",
         ),
     }
     with fake_completions.serve(logprob=logprob, tokenizer=tokenizer) as (url, calls):

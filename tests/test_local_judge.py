@@ -87,9 +87,10 @@ def test_every_adherence_setting_runs_on_the_cpu_judge(judge_folder, tmp_path, m
 
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
     folder = str(data_folder("human", "summeval"))
-    settings = ("perplexity", "generic", "criterion", "rubric")
+    settings = ("generic", "criterion", "rubric")
     logs = inspect_eval(
         [
+            adherence_summeval(scoring="perplexity", data_dir=folder, n=3),
             *(adherence_summeval(setting=setting, data_dir=folder, n=3) for setting in settings),
             adherence_summeval(setting="rubric", scoring="logprobs", data_dir=folder, n=3),
         ],
@@ -100,7 +101,7 @@ def test_every_adherence_setting_runs_on_the_cpu_judge(judge_folder, tmp_path, m
         display="none",
         max_tasks=1,
     )
-    assert [log.eval.metadata["setting"] for log in logs] == [*settings, "rubric"]
+    assert [log.eval.metadata["setting"] for log in logs] == ["perplexity", *settings, "rubric"]
     assert logs[4].eval.metadata["scoring"] == "logprobs"
     for sample in logs[4].samples:
         value = next(iter(sample.scores.values())).value

@@ -152,12 +152,13 @@ def test_adherence_logprobs_on_yes_no_and_rating_questions(tmp_path):
     assert all(score.value[f"mass/{name}"] == pytest.approx(1.0) for name in criteria)
 
 
-def test_adherence_perplexity_setting_takes_no_logprobs_scoring(tmp_path):
+def test_adherence_setting_perplexity_points_to_scoring_perplexity(tmp_path):
+    """Version 4 moved the likelihood setting to the option every suite names it by; the old spelling says so."""
     folder = data_folder("human", "summeval")
-    command = eval_command("adherence_tasks/summeval", f"data_dir={folder}", "setting=perplexity", "scoring=logprobs")
+    command = eval_command("adherence_tasks/summeval", f"data_dir={folder}", "setting=perplexity")
     result, calls = run_command(command, constant("3"), tmp_path, expect_success=False)
     output = result.stdout + result.stderr
-    assert "setting=perplexity is scored by likelihood" in output and "Traceback" not in output and calls == []
+    assert "pass -T scoring=perplexity" in output and "Traceback" not in output and calls == []
 
 
 def test_fbi_single_logprobs_asks_for_the_rating_only(tmp_path, fbi_data):

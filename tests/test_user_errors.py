@@ -143,7 +143,7 @@ CASES = [
     (
         "adherence perplexity provider",
         "adherence_tasks/summeval",
-        ["data_dir={data}/human/summeval", "setting=perplexity", "n=2"],
+        ["data_dir={data}/human/summeval", "scoring=perplexity", "n=2"],
         {},
         "mockllm/ provider cannot give",
     ),
@@ -228,7 +228,8 @@ def test_bad_input_ends_the_real_cli_with_one_clean_message(tmp_path, bad_inputs
         ("fbi_tasks/pairwise", ["answer_format=yaml"], "unknown answer_format 'yaml'"),
         ("adherence_tasks/summeval", ["setting=foo"], "unknown setting 'foo'"),
         ("adherence_tasks/summeval", ["n=0"], "n must be at least 1"),
-        ("adherence_tasks/topicalchat", ["setting=perplexity", "answer_format=json"], "scoring=perplexity"),
+        ("adherence_tasks/topicalchat", ["scoring=perplexity", "answer_format=json"], "scoring=perplexity"),
+        ("adherence_tasks/topicalchat", ["setting=perplexity"], "pass -T scoring=perplexity"),
         ("coeval_tasks/eli5", ["mode=stepwise"], "unknown mode 'stepwise'"),
         ("coeval_tasks/rocstories", ["n=0"], "n must be at least 1"),
         ("coeval_tasks/criteria", ["match_threshold=2"], "match_threshold"),

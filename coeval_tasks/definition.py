@@ -1,0 +1,141 @@
+"""The CoEval suite, declared once: its two task families (criteria writing, criterion scoring), each with its task
+version, options, headlines and comparability (see :mod:`judge_data.definitions`)."""
+
+from __future__ import annotations
+
+from coeval_tasks.data import COEVAL_COMMIT, COEVAL_REPO, DATASETS
+from judge_data.definitions import ALL, Headline, Option, SuiteDefinition
+from scorers.answer_parsing import ANSWER_FORMATS
+from scorers.criteria_consistency import DEFAULT_EMBEDDER, DEFAULT_MATCH_THRESHOLD
+from solvers.logprob_scoring import DEFAULT_MIN_MASS, RATING_SCORINGS
+from solvers.stepwise import MODES
+
+PAPER = (
+    "Li, Cui, Kong and Bi, *Exploring the Reliability of Large Language Models as Customized Evaluators for Diverse "
+    "NLP Tasks*, COLING 2025 ([arXiv:2310.19740](https://arxiv.org/abs/2310.19740))"
+)
+PUBLIC_SOURCE = f"`{COEVAL_REPO}` at `{COEVAL_COMMIT[:7]}`"
+
+COEVAL_CRITERIA = SuiteDefinition(
+    name="coeval_criteria",
+    title="CoEval criteria: the criteria a judge writes for a task",
+    paper=PAPER,
+    version=1,
+    changelog={
+        1: "A reference list at temperature 0 and `samples` sampled lists per task description; CC, ICC and "
+        "coverage of the experts' curated criteria by embedding similarity.",
+    },
+    options=(
+        Option("dataset", "eli5", "whose task descriptions to use", choices=tuple(DATASETS)),
+        Option(
+            "data_dir",
+            None,
+            "local folder in the layout of `shared/data/human/coeval_<dataset>/`",
+            shown_default=PUBLIC_SOURCE,
+        ),
+        Option(
+            "tasks_file",
+            None,
+            'your own JSONL of task descriptions (`{"id", "task"}` per line, optionally `input`, `output`, '
+            "`criteria`); replaces `dataset`",
+        ),
+        Option("n", None, "task descriptions, a seeded draw", minimum=1, shown_default=ALL),
+        Option("seed", 0, "seed of that draw"),
+        Option("samples", 10, "sampled criteria lists per task description (the paper's N = 10)", minimum=2),
+        Option("temperature", 0.7, "temperature of the sampled lists (the reference list is always at 0)", minimum=0),
+        Option("embedder", DEFAULT_EMBEDDER, "sentence-transformers model name or local folder that embeds criteria"),
+        Option(
+            "match_threshold",
+            DEFAULT_MATCH_THRESHOLD,
+            "cosine similarity at which a judge's criterion matches a curated one (above 0, at most 1)",
+        ),
+    ),
+    headlines=(
+        Headline("cc", higher_is_better=True),
+        Headline("icc", higher_is_better=True),
+        Headline("coverage", higher_is_better=True),
+    ),
+    comparable_on=(
+        "task_version",
+        "source",
+        "dataset",
+        "n_task_descriptions",
+        "seed",
+        "samples",
+        "temperature",
+        "embedder",
+        "match_threshold",
+    ),
+)
+
+COEVAL_SCORING = SuiteDefinition(
+    name="coeval_scoring",
+    title="CoEval scoring: the judge's criterion and overall scores against the annotators'",
+    paper=PAPER,
+    version=2,
+    changelog={
+        1: "Step-by-step (each curated criterion, then overall, in one conversation) and direct scoring; "
+        "correlation with the annotators' mean and Krippendorff's alpha with and without the judge.",
+        2: "Answers read against what the judge was asked, with the rules designed on real judges' answers; "
+        "`answer_format=json`.",
+    },
+    options=(
+        Option(
+            "mode",
+            "step_by_step",
+            "`step_by_step`: each curated criterion, then overall, in one conversation; `direct`: overall only",
+            choices=MODES,
+        ),
+        Option(
+            "data_dir",
+            None,
+            "local folder in the layout of `shared/data/human/coeval_<dataset>/` (`custom`: your folder with "
+            "`criteria.json` and `items.jsonl`, required)",
+            shown_default=PUBLIC_SOURCE,
+        ),
+        Option("criteria", None, "comma-separated criterion names", shown_default=ALL),
+        Option("n", None, "items, a seeded draw (the public data has 200 per dataset)", minimum=1, shown_default=ALL),
+        Option("seed", 0, "seed of that draw"),
+        Option("temperature", 0.0, "judge temperature (the paper's 0)"),
+        Option(
+            "scoring",
+            "sample",
+            "`sample`: each answer explains, then scores, and the score is parsed; `logprobs`: each turn asks for "
+            "the score only and takes the expected score over its top log-probabilities",
+            choices=RATING_SCORINGS,
+        ),
+        Option(
+            "min_mass",
+            DEFAULT_MIN_MASS,
+            "with `scoring=logprobs`: the least probability on on-scale scores for a score to count",
+        ),
+        Option(
+            "answer_format",
+            "text",
+            "`text`: an explanation, then `Score: <number>`; `json`: a JSON object, reasoning then score, its schema "
+            "passed to the provider (`scoring=sample` only)",
+            choices=ANSWER_FORMATS,
+        ),
+    ),
+    headlines=(
+        Headline("pearson/overall", higher_is_better=True),
+        Headline("alpha/annotators", higher_is_better=True),
+        Headline("alpha/with_judge", higher_is_better=True),
+    ),
+    comparable_on=(
+        "task_version",
+        "source",
+        "dataset",
+        "n_items",
+        "seed",
+        "criteria",
+        "mode",
+        "temperature",
+        "repeats",
+        "scoring",
+        "min_mass",
+        "answer_format",
+    ),
+)
+
+DEFINITIONS = (COEVAL_CRITERIA, COEVAL_SCORING)
