@@ -5,12 +5,14 @@ lm-eval evaluates one model per run, so the checker cannot answer inside the jud
 --output_path``), and the ``fbi_explanations`` task reads the judgments back from it: one document per
 judgment that rated the perturbed answer as good as the gold one, with the checker prompt inspect's scorer
 builds from the same answers (:func:`scorers.fbi.explanation_checks`).
+
+:mod:`lm_eval_tasks.fbi` hands the ``fbi_explanations`` task's documents, prompt and metrics to this module.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -19,8 +21,13 @@ from fbi_tasks.fbi import judge_prompts
 from fbi_tasks.prompts import EXPLAINED, explanation_check_prompt
 from judge_data import DataError, OptionError, read_jsonl
 from lm_eval_tasks import JUDGMENTS_OPTION
+from lm_eval_tasks.documents import SampleAnswers
 from lm_eval_tasks.tasks import EXPLANATIONS, TASKS
-from scorers.fbi import explanation_checks, judgments
+from scorers.answer_parsing import YES_NO, read_answer
+from scorers.fbi import explanation_checks, explanation_counts, explanation_metrics, judgments
+
+OPTIONS = {JUDGMENTS_OPTION: None}
+"""The one option of the check (required): the judge run's samples file; it takes none of the judge tasks'."""
 
 DOC_FIELDS = ("sample_id", "prompt", "metadata", "settings")
 """The text fields of a document of this package's lm-eval tasks, as the samples file holds them."""
@@ -65,7 +72,7 @@ def read_judgments(path: str | Path) -> tuple[dict[str, Any], dict[str, tuple[di
             )
         row_settings = _json_field(doc, "settings", where)
         task = TASKS.get(str(row_settings.get("task")))
-        if task is None or task.suite != "fbi" or task.setting == EXPLANATIONS:
+        if task is None or task.suite != "fbi" or task.variant == EXPLANATIONS:
             raise DataError(
                 f"{where}: field 'doc.settings' is of task {row_settings.get('task')!r}, not of an fbi_* judge run"
             )
@@ -141,3 +148,21 @@ def explanation_documents(path: str | Path | None) -> list[dict[str, str]]:
             "no explanation to check (explanation_caught_rate is undefined)"
         )
     return documents
+
+
+def explanation_check(doc: Mapping[str, str]) -> str:
+    """The checker's prompt about one judgment of the judge run (built when the documents are read)."""
+    return doc["check"]
+
+
+def metrics(settings: Mapping[str, Any], samples: Sequence[SampleAnswers]) -> dict[str, float]:
+    """``explanation_caught_rate`` overall, per ability and per category, from the checker's first answer to each
+    judgment."""
+    checked = []
+    for meta, answers, prompts in samples:
+        checks = {
+            name: read_answer(texts[0], YES_NO, prompts[name], settings["answer_format"]).value
+            for name, texts in answers.items()
+        }
+        checked.append((meta, explanation_counts(checks)))
+    return explanation_metrics(checked)

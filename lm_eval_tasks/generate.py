@@ -29,9 +29,9 @@ def base_file(task: LmEvalTask) -> str:
     """The shared YAML file a task includes (its suite's settings: output type, hooks, filters)."""
     if task.output_type == "loglikelihood":
         return "_likelihood_yaml"
-    if task.suite == "coeval" and task.setting == "criteria":
+    if task.suite == "coeval" and task.variant == "criteria":
         return "_coeval_criteria_yaml"
-    if task.setting == EXPLANATIONS:
+    if task.variant == EXPLANATIONS:
         return "_fbi_explanations_yaml"
     return f"_{task.suite}_yaml"
 

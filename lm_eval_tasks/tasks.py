@@ -49,14 +49,16 @@ LOWER_IS_BETTER = re.compile(
 
 @dataclass(frozen=True)
 class LmEvalTask:
-    """One lm-eval task: which suite builds its documents, on which dataset, with which option."""
+    """One lm-eval task: which suite builds its documents, on which dataset, in which variant."""
 
     name: str
     suite: Suite
     dataset: str
-    setting: str
-    """DHP: ``sample`` or ``perplexity``; FBI: ``<paradigm>/<strategy>``; adherence: the setting; CoEval:
-    ``criteria`` (criteria generation) or the scoring mode."""
+    variant: str
+    """Which of the suite's kinds of task on the dataset this is (the option that changes the prompts, or what is
+    asked): DHP: the scoring, ``sample`` or ``perplexity``; FBI: ``<paradigm>/<strategy>``, or ``explanations``
+    (the explanation check); adherence: the setting (``generic``, ``criterion``, ``rubric``) or ``perplexity``;
+    CoEval: ``criteria`` (criteria generation) or the scoring mode (``direct``)."""
     version: int
     metrics: tuple[str, ...]
     """The metrics the YAML file lists. A ``custom`` task lists those every dataset has; the ones its data
@@ -67,7 +69,7 @@ class LmEvalTask:
     @property
     def output_type(self) -> OutputType:
         """lm-eval's request type: log-likelihoods for the perplexity tasks, generations otherwise."""
-        return "loglikelihood" if self.setting == "perplexity" else "generate_until"
+        return "loglikelihood" if self.variant == "perplexity" else "generate_until"
 
 
 LM_EVAL_SCORINGS = ("sample", "perplexity")
@@ -85,7 +87,7 @@ CUSTOM = "custom"
 """The dataset of the tasks on the user's own data (the inspect ``custom`` tasks)."""
 
 EXPLANATIONS = "explanations"
-"""The setting of the FBI task that checks the explanations of an earlier run's judgments."""
+"""The variant of the FBI task that checks the explanations of an earlier run's judgments."""
 
 
 def dhp_metric_names(scoring: str, perturbations: Sequence[str], criteria: Sequence[str]) -> tuple[str, ...]:

@@ -1,0 +1,119 @@
+"""DHP's lm-eval hooks: its options, documents, G-Eval prompts and discernment metrics."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+from dhp_tasks.datasets import DATASETS
+from dhp_tasks.definition import DHP
+from dhp_tasks.dhp import custom, paper_dataset_task
+from dhp_tasks.prompts import TEXT_KINDS
+from lm_eval_tasks.documents import (
+    LIKELIHOOD_PROMPT,
+    METRIC_NAMES,
+    SampleAnswers,
+    SuiteHooks,
+    doc_metadata,
+    doc_settings,
+    documents,
+    task_metadata,
+    warn_on_unparsed,
+)
+from lm_eval_tasks.tasks import CUSTOM, TASKS, LmEvalTask, dhp_metric_names
+from scorers.dhp import discernment_metrics, rating_value
+from scorers.likelihood import likelihood_value
+
+OPTIONS = DHP.defaults(
+    ("data_dir", "n", "seed", "perturbations", "expert_weights", "combine", "suite", "answer_format")
+)
+"""The options of the tasks on a paper dataset, with their defaults."""
+
+CUSTOM_OPTIONS = {
+    **DHP.defaults(
+        ("data_dir", "kind", "metrics", "seed", "perturbations", "expert_weights", "combine", "answer_format")
+    ),
+    "n": None,
+}
+"""The options of the ``custom`` tasks, with their defaults."""
+
+
+def build_documents(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, str]]:
+    """One document per quality metric of every text (gold and perturbed) the inspect task rates."""
+    if task.dataset == CUSTOM:
+        built = custom(
+            data_dir=options["data_dir"],
+            kind=options["kind"],
+            metrics=options["metrics"],
+            n=None if options["n"] is None else int(options["n"]),
+            seed=int(options["seed"]),
+            perturbations=options["perturbations"],
+            repeats=1,
+            expert_weights=options["expert_weights"],
+            combine=options["combine"],
+            scoring=cast(Any, task.variant),
+            answer_format=options["answer_format"],
+        )
+    else:
+        built = paper_dataset_task(
+            DATASETS[task.dataset],
+            data_dir=options["data_dir"],
+            n=int(options["n"]),
+            seed=int(options["seed"]),
+            perturbations=options["perturbations"],
+            repeats=1,
+            temperature=0.0,
+            expert_weights=options["expert_weights"],
+            combine=options["combine"],
+            suite=options["suite"],
+            scoring=cast(Any, task.variant),
+            min_mass=DHP.default("min_mass"),
+            normalize=DHP.default("normalize"),
+            answer_format=options["answer_format"],
+        )
+    meta = task_metadata(built)
+    kind = TEXT_KINDS[meta["kind"]]
+    settings = {
+        "task": task.name,
+        "kind": kind.name,
+        "metrics": meta["metrics"],
+        "expert_weights": meta["expert_weights"],
+        "combine": meta["combine"],
+        "low": kind.prompt.low,
+        "high": kind.prompt.high,
+        "answer_format": meta.get("answer_format", "text"),
+    }
+    if task.dataset == CUSTOM:
+        criteria = [] if task.variant == "perplexity" else meta["metrics"]
+        settings[METRIC_NAMES] = dhp_metric_names(task.variant, list(meta["perturbations"]), criteria)
+    return documents(built.dataset, meta["metrics"], settings)
+
+
+def dhp_prompt(doc: Mapping[str, str]) -> str:
+    """The G-Eval prompt for one metric of one text (``JudgePrompt.render``, as the inspect solver renders it)."""
+    settings = doc_settings(doc)
+    meta, kind = doc_metadata(doc), TEXT_KINDS[settings["kind"]]
+    criterion = next(criterion for criterion in kind.criteria if criterion.name == doc["prompt"])
+    return kind.prompt.render(criterion, meta["response"], meta.get("context"), settings["answer_format"])
+
+
+def metrics(settings: Mapping[str, Any], samples: Sequence[SampleAnswers]) -> dict[str, float]:
+    """The discernment metrics, from the ratings (or the likelihoods) of every text."""
+    names = settings["metrics"]
+    if TASKS[settings["task"]].variant == "perplexity":
+        values = [(meta, likelihood_value(names, answers[LIKELIHOOD_PROMPT])) for meta, answers, _ in samples]
+    else:
+        low, high, answer_format = settings["low"], settings["high"], settings["answer_format"]
+        values, read = [], []
+        for meta, answers, prompts in samples:
+            value, ratings = rating_value(answers, low, high, prompts, answer_format)
+            values.append((meta, value))
+            read += [
+                pair for rating in ratings.values() for pair in zip(rating["answers"], rating["scores"], strict=True)
+            ]
+        warn_on_unparsed(settings, read)
+    return discernment_metrics(values, names, settings["expert_weights"], settings["combine"])
+
+
+HOOKS = SuiteHooks(OPTIONS, CUSTOM_OPTIONS, build_documents, dhp_prompt, metrics)
+"""DHP's part of the hooks."""
