@@ -17,10 +17,9 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.solver import TaskState
 
-from adherence_tasks.datasets import DATASETS, AdherenceDataset
+from adherence_tasks.data import DATASETS, AdherenceDataset, packaged_groups, public_folder
 from adherence_tasks.definition import ADHERENCE
 from adherence_tasks.prompts import PERPLEXITY_SETTING, Question, Setting, questions_for, render
-from adherence_tasks.sources import packaged_groups, public_folder
 from judge_data import DataError, names_option
 from judge_data.human import (
     ITEMS_FILE,

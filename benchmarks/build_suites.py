@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from dhp_tasks.datasets import DATASETS
+from dhp_tasks.data import DATASETS
 from dhp_tasks.perturbations import PERTURBATIONS
 from dhp_tasks.suite import build_suite, write_suite
 

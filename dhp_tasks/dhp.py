@@ -19,7 +19,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
 
-from dhp_tasks.datasets import DATASETS, DhpDataset, load_pool, select_items
+from dhp_tasks.data import DATASETS, DhpDataset, load_pool, select_items
 from dhp_tasks.definition import ALL_PERTURBATIONS, DHP
 from dhp_tasks.perturbations import (
     KIND_PERTURBATIONS,

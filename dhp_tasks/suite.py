@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dhp_tasks.datasets import DATASETS, load_pool, select_items
+from dhp_tasks.data import DATASETS, load_pool, select_items
 from dhp_tasks.llm_perturbations import (
     LLM_PERTURBATIONS,
     PROMPT_VERSION,

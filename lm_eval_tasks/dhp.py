@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from dhp_tasks.datasets import DATASETS
+from dhp_tasks.data import DATASETS
 from dhp_tasks.definition import DHP
 from dhp_tasks.dhp import custom, paper_dataset_task
 from dhp_tasks.prompts import TEXT_KINDS

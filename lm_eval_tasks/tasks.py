@@ -12,13 +12,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from adherence_tasks.datasets import DATASETS as ADHERENCE_DATASETS
+from adherence_tasks.data import DATASETS as ADHERENCE_DATASETS
+from adherence_tasks.data import criteria_file
 from adherence_tasks.definition import ADHERENCE
 from adherence_tasks.prompts import PERPLEXITY_SETTING, SETTINGS
-from adherence_tasks.sources import criteria_file
 from coeval_tasks.data import DATASETS as COEVAL_DATASETS
 from coeval_tasks.definition import COEVAL_CRITERIA, COEVAL_SCORING
-from dhp_tasks.datasets import DATASETS as DHP_DATASETS
+from dhp_tasks.data import DATASETS as DHP_DATASETS
 from dhp_tasks.definition import DHP
 from dhp_tasks.dhp import LIKELIHOOD
 from dhp_tasks.prompts import TEXT_KINDS

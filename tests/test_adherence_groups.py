@@ -8,8 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from adherence_tasks.datasets import DATASETS
-from adherence_tasks.sources import criteria_file, packaged_groups
+from adherence_tasks.data import DATASETS, criteria_file, packaged_groups
 from judge_data.human import GROUPS
 from judge_data.inspect_private import PrerequisiteError
 from scorers.correlation import CriterionScores, agreement_report

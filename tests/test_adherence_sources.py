@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from datasets import config as datasets_config
 
-from adherence_tasks import sources
-from adherence_tasks.datasets import DATASETS
+from adherence_tasks import data as adherence_data
+from adherence_tasks.data import DATASETS
 from judge_data import DataError
 from judge_data.human import CRITERIA_FILE, ITEMS_FILE, load_criteria, load_items
 from tests.conftest import data_folder
@@ -33,7 +33,7 @@ def _shared_rows(name: str) -> list[dict]:
     return [json.loads(line) for line in (folder / ITEMS_FILE).read_text(encoding="utf-8").splitlines()]
 
 
-PINNED = {name: source.urls for name, source in sources.PUBLIC_SOURCES.items()}
+PINNED = {name: source.urls for name, source in adherence_data.PUBLIC_SOURCES.items()}
 """The pinned URLs, kept before the tests point the table at the local server."""
 
 
@@ -44,7 +44,7 @@ def packaged(tmp_path):
     def folder(name: str) -> Path:
         target = tmp_path / "packaged" / name
         target.mkdir(parents=True, exist_ok=True)
-        (target / CRITERIA_FILE).write_bytes(sources.criteria_file(name).read_bytes())
+        (target / CRITERIA_FILE).write_bytes(adherence_data.criteria_file(name).read_bytes())
         return target
 
     return folder
@@ -57,7 +57,7 @@ def packaged(tmp_path):
 def test_packaged_criteria_load_and_agree_with_the_shared_folder(packaged, name):
     criteria, document = load_criteria(packaged(name))
     assert document["task_description"]
-    entries = json.loads(sources.criteria_file(name).read_text(encoding="utf-8"))["criteria"]
+    entries = json.loads(adherence_data.criteria_file(name).read_text(encoding="utf-8"))["criteria"]
     assert all(entry["rubric_source"] for entry in entries)
     shared, _ = load_criteria(data_folder("human", name))
 
@@ -109,10 +109,10 @@ def public_files(tmp_path, monkeypatch):
     monkeypatch.setattr(datasets_config, "HF_DATASETS_CACHE", tmp_path / "cache")
     monkeypatch.setattr(datasets_config, "DOWNLOADED_DATASETS_PATH", tmp_path / "cache" / "downloads")
     served = {
-        name: sources.PublicSource(tuple(base + url.removeprefix(RAW) for url in source.urls), source.convert)
-        for name, source in sources.PUBLIC_SOURCES.items()
+        name: adherence_data.PublicSource(tuple(base + url.removeprefix(RAW) for url in source.urls), source.convert)
+        for name, source in adherence_data.PUBLIC_SOURCES.items()
     }
-    monkeypatch.setattr(sources, "PUBLIC_SOURCES", served)
+    monkeypatch.setattr(adherence_data, "PUBLIC_SOURCES", served)
 
     def write(pinned_url: str, content: bytes | str) -> None:
         assert pinned_url.startswith(RAW)
@@ -127,7 +127,7 @@ def public_files(tmp_path, monkeypatch):
 
 def _converted(name: str, loadable: bool = True) -> list[dict]:
     """The rows the public path wrote, after checking that the suite's own loader accepts them."""
-    folder = sources.public_folder(DATASETS[name])
+    folder = adherence_data.public_folder(DATASETS[name])
     if loadable:
         criteria, _ = load_criteria(folder)
         assert len(load_items(folder, criteria)) > 0
@@ -167,14 +167,14 @@ def test_summeval_pickle_with_a_global_is_refused(public_files):
     (url,) = _pinned("summeval")
     write(url, pickle.dumps(OrderedDict(doc={"src": "s", "sys_summs": {}})))
     with pytest.raises(DataError, match="refused global collections.OrderedDict"):
-        sources.public_folder(DATASETS["summeval"])
+        adherence_data.public_folder(DATASETS["summeval"])
 
 
 def test_topicalchat_converts_the_usr_release(public_files):
     write, _ = public_files
     shared = _shared_rows("topicalchat")
     chosen = [row for row in shared if row["meta"]["context_id"] < 2 and "Nucleus" not in row["meta"]["system"]]
-    labels = sources.USR_CRITERIA
+    labels = adherence_data.USR_CRITERIA
     release = []
     for context_id in (0, 1):
         rows = [row for row in chosen if row["meta"]["context_id"] == context_id]
@@ -198,12 +198,12 @@ def test_topicalchat_converts_the_usr_release(public_files):
 def _roscoe_release(name: str, per_subset: int) -> tuple[list[dict], dict[str, str]]:
     """The first ``per_subset`` shared rows of each subset, written back as JUDGE-BENCH instance files."""
     level = "overall" if name == "roscoe" else "stepwise"
-    entries = json.loads(sources.criteria_file(name).read_text(encoding="utf-8"))["criteria"]
+    entries = json.loads(adherence_data.criteria_file(name).read_text(encoding="utf-8"))["criteria"]
     labels = {entry["name"]: entry["original_name"] for entry in entries}
     binary = {entry["name"] for entry in entries if entry["scale"] == "binary"}
     shared = _shared_rows(name)
     chosen, files = [], {}
-    for subset, url in zip(sources.ROSCOE_SUBSETS, _pinned(name), strict=True):
+    for subset, url in zip(adherence_data.ROSCOE_SUBSETS, _pinned(name), strict=True):
         rows = [row for row in shared if row["meta"]["subset"] == subset][:per_subset]
         if subset == "cosmos" and name == "roscoe":
             rows.append(next(row for row in shared if not row["response"]))
@@ -256,7 +256,7 @@ def test_opinsummeval_joins_outputs_and_scores_by_case(public_files):
                 "model_output": {row["meta"]["system"]: row["response"] for row in rows},
             }
         )
-        keys = sources.OPINSUMMEVAL_CRITERIA
+        keys = adherence_data.OPINSUMMEVAL_CRITERIA
         scores.append(
             {
                 row["meta"]["system"]: {
@@ -311,7 +311,7 @@ def test_hanna_converts_the_raw_annotation_csv(public_files, tmp_path):
     write, _ = public_files
     shared = _shared_rows("hanna")
     chosen = [row for row in shared if row["meta"]["story_id"] in (0, 1, 97, 500)]
-    labels = sources.HANNA_CRITERIA
+    labels = adherence_data.HANNA_CRITERIA
     path = tmp_path / "hanna.csv"
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
@@ -342,7 +342,7 @@ def test_hanna_names_a_missing_column(public_files):
     (url,) = _pinned("hanna")
     write(url, "Story ID,Prompt,Story,Model,Relevance\n0,p,s,Human,3\n")
     with pytest.raises(DataError, match=r"missing column\(s\) \['Coherence'"):
-        sources.public_folder(DATASETS["hanna"])
+        adherence_data.public_folder(DATASETS["hanna"])
 
 
 # --- datasets without public pointwise scores, and offline use --------------------------------------------------
@@ -350,7 +350,7 @@ def test_hanna_names_a_missing_column(public_files):
 
 @pytest.mark.parametrize("name", ["flask", "instrusum"])
 def test_datasets_without_public_scores_get_a_criteria_only_folder(public_files, packaged, name):
-    folder = sources.public_folder(DATASETS[name])
+    folder = adherence_data.public_folder(DATASETS[name])
     assert (folder / CRITERIA_FILE).is_file()
     assert not (folder / ITEMS_FILE).exists()
     assert [c.name for c in load_criteria(folder)[0]] == [c.name for c in load_criteria(packaged(name))[0]]
@@ -360,16 +360,16 @@ def test_offline_download_names_the_pinned_url_and_data_dir(monkeypatch, tmp_pat
     monkeypatch.setattr(datasets_config, "HF_HUB_OFFLINE", True)
     monkeypatch.setattr(datasets_config, "HF_DATASETS_CACHE", tmp_path / "cache")
     monkeypatch.setattr(datasets_config, "DOWNLOADED_DATASETS_PATH", tmp_path / "cache" / "downloads")
-    (url,) = sources.PUBLIC_SOURCES["topicalchat"].urls
+    (url,) = adherence_data.PUBLIC_SOURCES["topicalchat"].urls
     with pytest.raises(ConnectionError) as error:
-        sources.public_folder(DATASETS["topicalchat"])
+        adherence_data.public_folder(DATASETS["topicalchat"])
     assert url in str(error.value) and "-T data_dir=<folder>" in str(error.value)
     assert not list((tmp_path / "cache" / "judge_meta_eval" / "adherence").glob("topicalchat*"))
 
 
 def test_every_pinned_url_names_a_commit():
-    for name, source in sources.PUBLIC_SOURCES.items():
+    for name, source in adherence_data.PUBLIC_SOURCES.items():
         for url in source.urls:
             owner, repo, commit, path = url.removeprefix(RAW).split("/", 3)
             assert url.startswith(RAW) and len(commit) == 40 and int(commit, 16) >= 0, (name, url)
-    assert set(sources.PUBLIC_SOURCES) | {"flask", "instrusum"} == set(DATASETS)
+    assert set(adherence_data.PUBLIC_SOURCES) | {"flask", "instrusum"} == set(DATASETS)

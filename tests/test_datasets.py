@@ -4,8 +4,8 @@ import logging
 
 import pytest
 
-from dhp_tasks import datasets
-from dhp_tasks.datasets import (
+from dhp_tasks import data as dhp_sources
+from dhp_tasks.data import (
     DATASETS,
     DataError,
     background_section,
@@ -51,7 +51,7 @@ def test_summeval_picks_the_reference_with_most_sentences(dhp_data):
 
 
 def test_selection_is_seeded_and_never_pads(caplog):
-    pool = [datasets.Item(f"i{j}", f"text {j}") for j in range(30)]
+    pool = [dhp_sources.Item(f"i{j}", f"text {j}") for j in range(30)]
     first = select_items(pool, 10, 0, "demo")
     assert [item.id for item in first] == [item.id for item in select_items(pool, 10, 0, "demo")]
     assert [item.id for item in first] != [item.id for item in select_items(pool, 10, 1, "demo")]
@@ -67,7 +67,7 @@ def test_missing_field_names_file_row_and_field(tmp_path):
         json.dumps({"id": "a", "source": "x", "references": ["One. Two."]}) + "\n" + json.dumps({"id": "b"}) + "\n"
     )
     with pytest.raises(DataError, match=r"summeval.jsonl, row 2: field 'references' is missing"):
-        datasets.summeval_local(tmp_path)
+        dhp_sources.summeval_local(tmp_path)
 
 
 def custom_folder(parent, name: str, rows: str):
@@ -130,7 +130,7 @@ def test_sumpubmed_background_section():
 
 
 def _serve_files(monkeypatch, files):
-    monkeypatch.setattr(datasets, "download", lambda url, sha256=None: files[url])
+    monkeypatch.setattr(dhp_sources, "download", lambda url, sha256=None: files[url])
 
 
 def test_wmt22_remote_reads_the_official_text_files(monkeypatch, tmp_path, dhp_data):
@@ -143,8 +143,8 @@ def test_wmt22_remote_reads_the_official_text_files(monkeypatch, tmp_path, dhp_d
     _serve_files(
         monkeypatch,
         {
-            f"{datasets.WMT22_RAW}/sources/generaltest2022.zh-en.src.zh": source,
-            f"{datasets.WMT22_RAW}/references/generaltest2022.zh-en.ref.A.en": reference,
+            f"{dhp_sources.WMT22_RAW}/sources/generaltest2022.zh-en.src.zh": source,
+            f"{dhp_sources.WMT22_RAW}/references/generaltest2022.zh-en.ref.A.en": reference,
         },
     )
     remote = DATASETS["wmt22_zh_en"].load_remote(100, 0)
@@ -175,7 +175,7 @@ def test_storycloze_remote_reads_the_official_csv(monkeypatch, tmp_path, dhp_dat
             writer.writerow(
                 [row["id"], *row["context_sentences"], row["ending1"], row["ending2"], row["answer_right_ending"]]
             )
-    _serve_files(monkeypatch, {datasets.STORYCLOZE_URL: path})
+    _serve_files(monkeypatch, {dhp_sources.STORYCLOZE_URL: path})
     remote = DATASETS["storycloze"].load_remote(100, 0)
     assert [(i.id, i.text, i.context, i.wrong_text) for i in remote] == [
         (r["id"], r["right_ending"], r["context"], r["wrong_ending"]) for r in rows
@@ -194,7 +194,7 @@ def test_summeval_remote_reads_the_paired_file(monkeypatch, tmp_path, dhp_data):
                     )
                     + "\n"
                 )
-    _serve_files(monkeypatch, {datasets.SUMMEVAL_URL: path})
+    _serve_files(monkeypatch, {dhp_sources.SUMMEVAL_URL: path})
     remote = DATASETS["summeval"].load_remote(100, 0)
     local = load_pool(DATASETS["summeval"], dhp_data("summeval"), 100, 0)[:5]
     assert [(i.id, i.text, i.context) for i in remote] == [(i.id, i.text, i.context) for i in local]
@@ -219,7 +219,7 @@ def test_answer_equivalence_remote_reads_squad(monkeypatch, tmp_path):
     }
     path = tmp_path / "dev.json"
     path.write_text(json.dumps(squad))
-    _serve_files(monkeypatch, {datasets.SQUAD_DEV_URL: path})
+    _serve_files(monkeypatch, {dhp_sources.SQUAD_DEV_URL: path})
     items = DATASETS["answer_equivalence"].load_remote(100, 0)
     assert [(i.id, i.text) for i in items] == [("q1", long_answer)]
     assert "Q1?" in items[0].context and "Para." in items[0].context
@@ -234,16 +234,16 @@ def test_squad_download_is_checked_against_its_published_sha256(monkeypatch, tmp
         path.write_text('{"data": []}')
         return path
 
-    monkeypatch.setattr(datasets, "download", fake_download)
-    datasets.answer_equivalence_remote()
-    assert asked == {datasets.SQUAD_DEV_URL: "95aa6a52d5d6a735563366753ca50492a658031da74f301ac5238b03966972c9"}
+    monkeypatch.setattr(dhp_sources, "download", fake_download)
+    dhp_sources.answer_equivalence_remote()
+    assert asked == {dhp_sources.SQUAD_DEV_URL: "95aa6a52d5d6a735563366753ca50492a658031da74f301ac5238b03966972c9"}
 
 
 def test_github_sources_are_pinned_to_a_commit():
     import re
 
     commit = re.compile(r"/[0-9a-f]{40}(/|$)")
-    for url in (datasets.SUMPUBMED_RAW, datasets.STORYCLOZE_URL, datasets.WMT22_RAW, datasets.WMT22_XML):
+    for url in (dhp_sources.SUMPUBMED_RAW, dhp_sources.STORYCLOZE_URL, dhp_sources.WMT22_RAW, dhp_sources.WMT22_XML):
         assert commit.search(url), url
 
 
@@ -276,14 +276,14 @@ def test_download_checks_the_sha256(local_http):
     content = b'{"data": []}\n'
     (served / "good.json").write_bytes(content)
     expected = hashlib.sha256(content).hexdigest()
-    path = datasets.download(f"{base_url}/good.json", sha256=expected)
+    path = dhp_sources.download(f"{base_url}/good.json", sha256=expected)
     assert path.read_bytes() == content
 
     (served / "changed.json").write_bytes(b'{"data": ["changed"]}\n')
     url = f"{base_url}/changed.json"
     actual = hashlib.sha256(b'{"data": ["changed"]}\n').hexdigest()
     with pytest.raises(DataError) as error:
-        datasets.download(url, sha256=expected)
+        dhp_sources.download(url, sha256=expected)
     message = str(error.value)
     assert url in message and f"expected {expected}" in message and f"sha256 {actual}" in message
 
@@ -291,13 +291,13 @@ def test_download_checks_the_sha256(local_http):
 def test_offline_download_gives_a_clear_error(monkeypatch):
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     with pytest.raises(ConnectionError, match="data_dir"):
-        datasets.download("https://example.invalid/none.jsonl")
+        dhp_sources.download("https://example.invalid/none.jsonl")
 
 
 def test_paragraph_units_join_consecutive_segments_of_one_document(dhp_data):
     path = dhp_data("wmt22") / "wmt22_zh-en_all_segments.jsonl"
-    rows = list(datasets.read_jsonl(path))
-    units = datasets.translation_paragraphs(iter(rows), path)
+    rows = list(dhp_sources.read_jsonl(path))
+    units = dhp_sources.translation_paragraphs(iter(rows), path)
     by_id = {row["id"]: (index, row) for index, (_, row) in enumerate(rows)}
     for unit in units:
         first_id, extra = unit.id.rsplit("+", 1)
@@ -328,7 +328,7 @@ def test_de_en_remote_builds_paragraphs_from_the_xml(monkeypatch, tmp_path):
     </collection></dataset>"""
     path = tmp_path / "de-en.xml"
     path.write_text(xml)
-    monkeypatch.setattr(datasets, "download", lambda url: path)
+    monkeypatch.setattr(dhp_sources, "download", lambda url: path)
     units = DATASETS["wmt22_de_en"].load_remote(100, 0)
     assert [(u.context, len(u.text) > 300) for u in units] == [("Eins. Zwei.", True), ("Vier.", True)]
 
@@ -343,5 +343,5 @@ def test_answer_equivalence_reads_real_ae_rating_rows(tmp_path):
         {"qid": "q2", "question": "Who?", "reference": "short", "candidate": "x"},
     ]
     (tmp_path / "ae_dev.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
-    items = datasets.answer_equivalence_local(tmp_path)
+    items = dhp_sources.answer_equivalence_local(tmp_path)
     assert [(i.id, i.text.strip(), i.context) for i in items] == [("q1", answer.strip(), "Question: Why?")]

@@ -15,7 +15,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import Model, get_model
 
-from dhp_tasks.datasets import DATASETS
+from dhp_tasks.data import DATASETS
 from dhp_tasks.definition import DHP
 from dhp_tasks.perturbations import PERTURBATIONS
 from judge_data.inspect_private import PrerequisiteError

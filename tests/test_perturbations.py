@@ -117,7 +117,7 @@ def test_sentence_shuffle_keeps_the_separators_in_place(k):
 
 
 def test_sumpubmed_reorders_keep_every_line_break(dhp_data):
-    from dhp_tasks.datasets import sumpubmed_local
+    from dhp_tasks.data import sumpubmed_local
 
     items = [item for item in sumpubmed_local(dhp_data("sumpubmed")) if "\n" in item.text]
     assert items

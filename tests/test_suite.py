@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from dhp_tasks.datasets import DATASETS
+from dhp_tasks.data import DATASETS
 from dhp_tasks.suite import SUITE_FORMAT, all_perturbations, build_suite, read_suite, write_suite
 from judge_data import DataError, OptionError
 from judge_report.cli import run as judge_report

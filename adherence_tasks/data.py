@@ -1,4 +1,5 @@
-"""Public sources of the human-annotated datasets, downloaded once and converted to the shared layout.
+"""The instruction-adherence suite's datasets (Murugadoss et al., AAAI 2025): the table of datasets, and their
+public sources, downloaded once and converted to the shared layout.
 
 Each dataset with public human scores is read from its authors' (or a verbatim re-publisher's) files at a pinned
 commit, through the ``datasets`` download cache, and converted once into a cache folder holding ``items.jsonl`` and
@@ -21,9 +22,35 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from adherence_tasks.datasets import AdherenceDataset
 from judge_data import DataError, download
 from judge_data.human import CRITERIA_FILE, ITEMS_FILE
+
+
+@dataclass(frozen=True)
+class AdherenceDataset:
+    """One dataset: its task name, folder name in the shared layout, and what it is."""
+
+    name: str
+    folder: str
+    description: str
+    has_public_scores: bool = True
+    """False where the pointwise human scores are not public: the task runs only on a user's items.jsonl."""
+
+
+DATASETS: dict[str, AdherenceDataset] = {
+    dataset.name: dataset
+    for dataset in (
+        AdherenceDataset("summeval", "summeval", "SummEval: CNN/DailyMail summaries rated by 3 experts"),
+        AdherenceDataset("topicalchat", "topicalchat", "TopicalChat (USR): knowledge-grounded dialogue responses"),
+        AdherenceDataset("opinsummeval", "opinsummeval", "OpinSummEval: opinion summaries of Yelp reviews"),
+        AdherenceDataset("hanna", "hanna", "HANNA: stories written for WritingPrompts prompts"),
+        AdherenceDataset("thenextchapter", "thenextchapter", "TheNextChapter: story and news continuations"),
+        AdherenceDataset("roscoe", "roscoe", "ROSCOE: step-by-step reasoning, whole responses"),
+        AdherenceDataset("roscoe_stepwise", "roscoe_stepwise", "ROSCOE: step-by-step reasoning, single steps"),
+        AdherenceDataset("flask", "flask", "FLASK: fine-grained skills of instruction following", False),
+        AdherenceDataset("instrusum", "instrusum", "InstruSum: instruction-controllable summaries", False),
+    )
+}
 
 CRITERIA_DIR = Path(__file__).parent / "criteria"
 """The packaged criteria of each dataset (``<dataset>.json`` in the criteria.json layout)."""
