@@ -83,7 +83,10 @@ ADHERENCE = SuiteDefinition(
             shown_default="the suite's",
         ),
     ),
-    headlines=(Headline("pearson", higher_is_better=True), Headline("pearson/group/.+", higher_is_better=True)),
+    headlines=(
+        Headline("pearson", higher_is_better=True),
+        Headline("pearson/group/.+", higher_is_better=True, leaderboard=False),
+    ),
     comparable_on=(
         "task_version",
         "source",

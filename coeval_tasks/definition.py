@@ -53,7 +53,7 @@ COEVAL_CRITERIA = SuiteDefinition(
     headlines=(
         Headline("cc", higher_is_better=True),
         Headline("icc", higher_is_better=True),
-        Headline("coverage", higher_is_better=True),
+        Headline("coverage", higher_is_better=True, leaderboard=False),
     ),
     comparable_on=(
         "task_version",
@@ -72,12 +72,15 @@ COEVAL_SCORING = SuiteDefinition(
     name="coeval_scoring",
     title="CoEval scoring: the judge's criterion and overall scores against the annotators'",
     paper=PAPER,
-    version=2,
+    version=3,
     changelog={
         1: "Step-by-step (each curated criterion, then overall, in one conversation) and direct scoring; "
         "correlation with the annotators' mean and Krippendorff's alpha with and without the judge.",
         2: "Answers read against what the judge was asked, with the rules designed on real judges' answers; "
         "`answer_format=json`.",
+        3: "Krippendorff's alpha for each pair of raters, the judge with each annotator and each pair of "
+        "annotators (`alpha/pair/<first>/<second>`, the paper's Figures 5-7), on the criterion units and on the "
+        "overall score.",
     },
     options=(
         Option(
@@ -118,8 +121,8 @@ COEVAL_SCORING = SuiteDefinition(
         ),
     ),
     headlines=(
-        Headline("pearson/overall", higher_is_better=True),
-        Headline("alpha/annotators", higher_is_better=True),
+        Headline("pearson/overall", higher_is_better=True, leaderboard=False),
+        Headline("alpha/annotators", higher_is_better=True, leaderboard=False),
         Headline("alpha/with_judge", higher_is_better=True),
     ),
     comparable_on=(

@@ -21,7 +21,7 @@ DHP = SuiteDefinition(
         "Wang et al., *DHP Benchmark: Are LLMs Good NLG Evaluators?*, Findings of NAACL 2025 "
         "([arXiv:2408.13704](https://arxiv.org/abs/2408.13704))"
     ),
-    version=4,
+    version=5,
     changelog={
         1: "Answers parsed in the scorer; D is NaN (not 0) without pairs; metrics without pairs are left out of the "
         "p-value combination; parse-failure counts and rates in the score value.",
@@ -31,6 +31,8 @@ DHP = SuiteDefinition(
         "`answer_format=json`.",
         4: "The `custom` task takes `data_dir`, a folder holding `items.jsonl`, as every suite's tasks do (it took "
         "`data`, a file).",
+        5: "Item-bootstrap 95 % intervals of every D (`D_ci_low/<perturbation>`, `D_avg_ci_high`, ...: 1,000 "
+        "resamples of the items, seed 0, bias-corrected percentiles) as new metrics.",
     },
     options=(
         Option(
@@ -95,8 +97,7 @@ DHP = SuiteDefinition(
         Option("metrics", None, "`custom` only: comma-separated subset of the kind's metrics", shown_default=ALL),
     ),
     headlines=tuple(
-        Headline(metric, higher_is_better=metric.startswith("D"), leaderboard=metric in ("D_avg", "D_min"))
-        for metric in HEADLINES
+        Headline(metric, higher_is_better=metric.startswith("D"), leaderboard=metric == "D_avg") for metric in HEADLINES
     ),
     comparable_on=(
         "task_version",

@@ -76,11 +76,8 @@ FBI = SuiteDefinition(
     ),
     headlines=(
         Headline(HEADLINES[0], higher_is_better=False),
-        Headline(f"{HEADLINES[0]}/({'|'.join(ABILITIES)})", higher_is_better=False),
-        *(
-            Headline(metric, higher_is_better=False, leaderboard=metric in ("si_error_rate", "flip_rate"))
-            for metric in HEADLINES[1:]
-        ),
+        Headline(f"{HEADLINES[0]}/({'|'.join(ABILITIES)})", higher_is_better=False, leaderboard=False),
+        *(Headline(metric, higher_is_better=False, leaderboard=False) for metric in HEADLINES[1:]),
     ),
     comparable_on=(
         "task_version",

@@ -61,7 +61,8 @@ class Headline:
     """The metric's name, or a regular expression for a family of names (``pearson/group/.+``)."""
     higher_is_better: bool
     leaderboard: bool = True
-    """Whether ``judge-report`` puts it in the leaderboard; the others lead the suite's own tables."""
+    """Whether ``judge-report`` gives it a leaderboard column (one per kind of run, its mean over the suite's
+    tasks); every headline leads the suite's own table, task by task."""
 
     def matches(self, name: str) -> bool:
         """Whether ``name`` is this headline or one of its family."""

@@ -101,6 +101,7 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--suites", default=",".join(SUITES), help=f"comma list of {', '.join(SUITES)} (default all)")
     run.add_argument("--log-dir", default=DEFAULT_LOG_DIR, help=f"where the logs go (default {DEFAULT_LOG_DIR})")
     run.add_argument("--report", default="judge-report", help="where the report goes (default judge-report)")
+    run.add_argument("--alias", action="append", default=[], metavar="MODEL=NAME", help="the report's name for a judge")
     run.add_argument("--data-root", help="a local copy of the data in the shared layout (default: public sources)")
     run.add_argument("--dry-run", action="store_true", help="count requests, tokens and cost; call no judge")
     run.add_argument("--price-in", type=float, help="$ per million prompt tokens (with --dry-run)")
@@ -153,7 +154,7 @@ def run_preset(args: argparse.Namespace, preset: Preset, models: list[str]) -> b
         print("not every task completed; run the same command again to continue where it stopped")
     from judge_report.cli import run as write_report
 
-    write_report([str(log_dir), "--out", args.report])
+    write_report([str(log_dir), "--out", args.report, *(f"--alias={alias}" for alias in args.alias)])
     return complete
 
 

@@ -9,18 +9,19 @@ from pathlib import Path
 
 from judge_data import DataError
 from judge_report.exports import write_exports
+from judge_report.judges import parse_aliases
 from judge_report.plots import Figure
 from judge_report.render import (
     html_page,
     markdown,
-    markdown_table,
+    markdown_leaderboard,
     report_json,
+    write_columns_csv,
     write_json,
-    write_leaderboard_csv,
     write_table_csv,
 )
 from judge_report.runs import read_runs
-from judge_report.tables import DEFAULT_PARSE_FAILURE_FLAG, build_report, sort_rows
+from judge_report.tables import DEFAULT_PARSE_FAILURE_FLAG, build_report, order_like, sort_rows
 
 FORMATS = ("md", "csv", "json", "html")
 PLOT_FORMATS = ("png", "svg")
@@ -44,7 +45,16 @@ def parser() -> argparse.ArgumentParser:
     parse.add_argument("--out", default="judge-report", help="output folder (default judge-report)")
     parse.add_argument("--format", default=",".join(FORMATS), help="comma list of md, csv, json, html (default all)")
     parse.add_argument("--plots", default=",".join(PLOT_FORMATS), help="comma list of png, svg, or none")
-    parse.add_argument("--sort", help="leaderboard column to rank judges by (default: the first)")
+    parse.add_argument(
+        "--sort", help="leaderboard column to rank judges by: its name or a part only it has (default: the first)"
+    )
+    parse.add_argument(
+        "--alias",
+        action="append",
+        default=[],
+        metavar="MODEL=NAME",
+        help="show a judge under NAME (MODEL: its model name, or its full name with arguments); repeatable",
+    )
     parse.add_argument(
         "--flag-parse-failures",
         type=float,
@@ -63,9 +73,11 @@ def run(argv: list[str] | None = None) -> Path:
     runs, skipped = read_runs(args.logs)
     if not runs:
         raise DataError(f"no successful runs found in {args.logs}" + (f" ({'; '.join(skipped)})" if skipped else ""))
-    report = build_report(runs, args.flag_parse_failures)
+    report = build_report(runs, args.flag_parse_failures, parse_aliases(args.alias))
     report.notes.extend(f"left out {reason}" for reason in skipped)
     sort_rows(report.leaderboard, args.sort)
+    for table in report.suite_tables:
+        order_like(table, report.leaderboard)
     out = Path(args.out)
     (out / "tables").mkdir(parents=True, exist_ok=True)
 
@@ -92,7 +104,9 @@ def run(argv: list[str] | None = None) -> Path:
     if "md" in formats:
         (out / "report.md").write_text(markdown(report, figures, args.flag_parse_failures), encoding="utf-8")
     if "csv" in formats:
-        write_leaderboard_csv(report, out / "leaderboard.csv")
+        write_columns_csv(report.leaderboard, out / "leaderboard.csv")
+        for table in report.suite_tables:
+            write_columns_csv(table, out / "tables" / f"{table.name}.csv")
         for table in report.paper_tables:
             write_table_csv(table, out / "tables" / f"{table.name}.csv")
         if style_rows:
@@ -107,7 +121,7 @@ def run(argv: list[str] | None = None) -> Path:
     if "html" in formats:
         (out / "report.html").write_text(html_page(report, figures, args.flag_parse_failures), encoding="utf-8")
     write_exports(report, out / "exports")
-    print(markdown_table(report.leaderboard))
+    print(markdown_leaderboard(report.leaderboard))
     for note in report.notes:
         print(f"note: {note}")
     print(f"report written to {out}")

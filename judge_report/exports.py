@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 
 from judge_report.runs import Run
-from judge_report.suites import SuiteView, confidence_interval
+from judge_report.suites import COUNTS_LOWER_IS_BETTER, SuiteView, confidence_interval
 from judge_report.tables import Report
 
 TASK_TYPE = "judge-meta-evaluation"
@@ -36,11 +36,16 @@ def _settings_note(report: Report, run: Run, config: int) -> str:
 
 
 def _finite_headlines(run: Run, view: SuiteView) -> list[tuple[str, float]]:
-    return [(name, run.metrics[name]) for name in view.headlines(run) if not math.isnan(run.metrics[name])]
+    """The run's defined headline scores; counts such as unparsed answers stay in the report."""
+    return [
+        (name, run.metrics[name])
+        for name in view.headlines(run)
+        if not math.isnan(run.metrics[name]) and not name.startswith(COUNTS_LOWER_IS_BETTER)
+    ]
 
 
 def model_card_metadata(report: Report, judge: str) -> str:
-    """The model card YAML (``model-index``) with every headline of the judge's runs."""
+    """The model card YAML (``model-index``) with every headline of the judge's runs (``judge``: its identity)."""
     from huggingface_hub import EvalResult, ModelCardData
 
     results = []
@@ -63,7 +68,7 @@ def model_card_metadata(report: Report, judge: str) -> str:
             )
     if not results:
         return ""
-    return ModelCardData(model_name=judge, eval_results=results).to_yaml() + "\n"
+    return ModelCardData(model_name=report.judges[judge].name, eval_results=results).to_yaml() + "\n"
 
 
 def eval_results_files(report: Report, judge: str) -> dict[str, str]:
@@ -127,11 +132,11 @@ def lm_eval_results(report: Report, judge: str) -> dict:
 
 
 def write_exports(report: Report, folder: Path) -> list[Path]:
-    """Per judge: ``<judge>/model_card_metadata.yaml``, ``<judge>/.eval_results/*.yaml`` and
-    ``<judge>/lm_eval_results.json``."""
+    """Per judge, in a folder named after its short name: ``model_card_metadata.yaml``, ``.eval_results/*.yaml``
+    and ``lm_eval_results.json``."""
     written = []
-    for judge in dict.fromkeys(run.judge for run, _, _ in report.runs):
-        target = folder / judge_slug(judge)
+    for judge in report.judges:
+        target = folder / judge_slug(report.judges[judge].name)
         target.mkdir(parents=True, exist_ok=True)
         card = model_card_metadata(report, judge)
         if card:

@@ -11,7 +11,9 @@ from typing import Any
 
 import numpy as np
 
+from judge_report.suites import RATER_AND_TASK
 from judge_report.tables import Cell, Report, Table
+from scorers.agreement import JUDGE
 
 
 @dataclass(frozen=True)
@@ -43,20 +45,35 @@ def _pyplot():
     return plt
 
 
-def heatmap(title: str, rows: Sequence[str], columns: Sequence[str], values: np.ndarray):
-    """A grid of values with their numbers written in, NaN cells left blank."""
+def heatmap(
+    title: str,
+    rows: Sequence[str],
+    columns: Sequence[str],
+    values: np.ndarray,
+    colour_label: str = "D",
+    value_range: tuple[float, float] | None = None,
+    absent: np.ndarray | None = None,
+):
+    """A grid of values with their numbers written in, NaN cells uncoloured and marked n/a.
+
+    ``value_range`` fixes the colour scale (default: 0 to the largest value, at least 2, DHP's D); cells where
+    ``absent`` is true hold no statistic at all and are left empty.
+    """
     plt = _pyplot()
     height = 0.5 * sum(_wrapped(row).count("\n") + 1 for row in rows) + 2.2
     fig, ax = plt.subplots(figsize=(max(6.0, 1.1 * len(columns) + 3) + 3, height))
     finite = values[np.isfinite(values)]
-    top = max(2.0, float(finite.max())) if finite.size else 2.0
-    image = ax.imshow(np.ma.masked_invalid(values), cmap="viridis", vmin=0, vmax=top, aspect="auto")
+    low, high = value_range or (0.0, max(2.0, float(finite.max())) if finite.size else 2.0)
+    image = ax.imshow(np.ma.masked_invalid(values), cmap="viridis", vmin=low, vmax=high, aspect="auto")
     ax.set_xticks(range(len(columns)), columns, rotation=35, ha="right", fontsize=8)
     ax.set_yticks(range(len(rows)), [_wrapped(row) for row in rows], fontsize=7)
     for (i, j), value in np.ndenumerate(values):
+        if absent is not None and absent[i, j]:
+            continue
         text = "n/a" if math.isnan(value) else f"{value:.2f}"
-        ax.text(j, i, text, ha="center", va="center", fontsize=7, color="white" if value < top / 2 else "black")
-    fig.colorbar(image, ax=ax, label="D")
+        colour = "white" if value < (low + high) / 2 else "black"
+        ax.text(j, i, text, ha="center", va="center", fontsize=7, color=colour)
+    fig.colorbar(image, ax=ax, label=colour_label)
     ax.set_title(title, fontsize=10)
     fig.tight_layout()
     return fig
@@ -162,6 +179,32 @@ def per_judge_bars(name: str, title: str, table: Table) -> Iterator[Figure]:
         yield Figure(f"{name}_{column}", f"{title}: {column}", grouped_bars(f"{title}: {column}", rows, series, column))
 
 
+def alpha_pair_heatmaps(table: Table, level: str) -> Iterator[Figure]:
+    """Krippendorff's α per pair of raters as the paper draws it, one symmetric matrix per judge and task: the
+    judge first, then the annotators in sorted order (as the metrics name them), the diagonal left empty."""
+    by_matrix: dict[tuple[str, str], dict[tuple[str, str], float]] = {}
+    for row, column in table.cells:
+        judge, (first, _, task) = row[0], row[1].rpartition(RATER_AND_TASK)
+        by_matrix.setdefault((judge, task), {})[(first, column)] = table.cells[(row, column)].value
+    for (judge, task), pairs in by_matrix.items():
+        raters = sorted({rater for pair in pairs for rater in pair}, key=lambda rater: (rater != JUDGE, rater))
+        values = np.array([[pairs.get((a, b), pairs.get((b, a), math.nan)) for b in raters] for a in raters])
+        finite = values[np.isfinite(values)]
+        yield Figure(
+            f"{table.name}_{task}_{judge}",
+            f"CoEval {task}: Krippendorff's alpha per pair of raters ({level}), {judge}",
+            heatmap(
+                f"CoEval {task}: Krippendorff's α per pair of raters ({level})\n{_wrapped(judge, 70)}",
+                raters,
+                raters,
+                values,
+                colour_label="Krippendorff's α",
+                value_range=(min(0.0, float(finite.min())) if finite.size else 0.0, 1.0),
+                absent=np.eye(len(raters), dtype=bool),
+            ),
+        )
+
+
 def report_figures(report: Report) -> Iterator[Figure]:
     """Every figure the report's tables call for, suite by suite."""
     tables = {table.name: table for table in report.paper_tables}
@@ -173,6 +216,10 @@ def report_figures(report: Report) -> Iterator[Figure]:
         yield from adherence_group_bars(tables["adherence_groups"])
     if "coeval_table1" in tables:
         yield from per_judge_bars("coeval_criteria", "CoEval criteria", tables["coeval_table1"])
+    if "coeval_alpha_pairs" in tables:
+        yield from alpha_pair_heatmaps(tables["coeval_alpha_pairs"], "item × criterion units")
+    if "coeval_alpha_pairs_overall" in tables:
+        yield from alpha_pair_heatmaps(tables["coeval_alpha_pairs_overall"], "overall score")
 
 
 def response_style_figures(report: Report) -> tuple[list[Figure], list[dict]]:
@@ -183,7 +230,7 @@ def response_style_figures(report: Report) -> tuple[list[Figure], list[dict]]:
     for run, view, config in report.runs:
         if view.name != "dhp" or run.harness != "inspect":
             continue
-        styles = averaged_scores(run.location, run.judge)
+        styles = averaged_scores(run.location, report.name_of(run))
         if styles is not None:
             tag = f" [config {config}]" if len(report.configs[run.task]) > 1 else ""
             by_task.setdefault(f"{run.task}{tag}", []).append(styles)

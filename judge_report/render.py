@@ -8,12 +8,18 @@ import csv
 import io
 import json
 import math
+from collections.abc import Mapping
 from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from judge_report.plots import Figure
 from judge_report.tables import Cell, Report, Table
+
+LEADERBOARD_NOTE = (
+    "Each headline is a judge's mean over the suite's tasks of that kind, its interval from theirs; "
+    "↑/↓: higher/lower is better; ⚠: a run with too many unparsed answers (see the suite tables)."
+)
 
 FLAG_NOTE = (
     "⚠ N% unparsed: more than {:.0%} (--flag-parse-failures) of the judge's answers in that run did not parse; "
@@ -25,68 +31,118 @@ def _number(value: float) -> float | None:
     return None if math.isnan(value) else value
 
 
-def markdown_table(table: Table) -> str:
-    """A table as Markdown, cells as :meth:`Cell.text` writes them."""
-    header = [*table.index, *table.columns]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for row in table.rows:
-        cells = [table.cells.get((row, column)) for column in table.columns]
-        lines.append("| " + " | ".join([*row, *("" if cell is None else cell.text() for cell in cells)]) + " |")
+def _aligned(rows: list[list[str]]) -> str:
+    """Rows as a Markdown table whose columns line up in a terminal (the first row is the header)."""
+    widths = [max(len(row[index]) for row in rows) for index in range(len(rows[0]))]
+    lines = [
+        "| " + " | ".join(text.ljust(width) for text, width in zip(row, widths, strict=True)) + " |" for row in rows
+    ]
+    lines.insert(1, "|" + "|".join("-" * (width + 2) for width in widths) + "|")
     return "\n".join(lines)
 
 
+def markdown_table(table: Table) -> str:
+    """A table as Markdown, cells as :meth:`Cell.text` writes them."""
+    rows = [[*table.index, *table.columns]]
+    for row in table.rows:
+        cells = [table.cells.get((row, column)) for column in table.columns]
+        rows.append([*row, *("" if cell is None else cell.text() for cell in cells)])
+    return _aligned(rows)
+
+
+LEADERBOARD_DIGITS = 2
+"""Decimals of the Markdown leaderboard, so that three judges with their intervals fit a 100-column terminal."""
+
+
+def markdown_leaderboard(table: Table) -> str:
+    """The leaderboard for a terminal: judges numbered best first on the sort column, a column each; a line per
+    headline under its suite's name, each value with its interval (⚠: a run with too many unparsed answers)."""
+    judges = [row[0] for row in table.rows]
+    ranking = f"Judges, best first on {table.sorted_by}:" if table.sorted_by else "Judges:"
+    legend = [ranking, *(f"{number}. {judge}" for number, judge in enumerate(judges, start=1)), ""]
+    rows = [["headline", *(str(number) for number in range(1, len(judges) + 1))]]
+    suite = None
+    for info in table.column_info:
+        if info.suite != suite:
+            suite = info.suite
+            rows.append([suite, *("" for _ in judges)])
+        cells = [table.cells.get(((judge,), info.label)) for judge in judges]
+        texts = ["" if cell is None else cell.text(LEADERBOARD_DIGITS, compact=True) for cell in cells]
+        headline = info.label.removeprefix(f"{suite} ")
+        rows.append([f"  {headline} {'↑' if info.higher_is_better else '↓'}", *texts])
+    return "\n".join(legend) + "\n" + _aligned(rows)
+
+
+def markdown_judges(report: Report) -> str:
+    """The judges table: each short name with its model, harnesses and every model argument."""
+    rows = [["judge", "model", "harness", "model arguments"]]
+    for judge in report.judges.values():
+        arguments = ", ".join(f"{name}={value}" for name, value in sorted(judge.model_args.items()))
+        rows.append([judge.name, judge.model, ", ".join(judge.harnesses), arguments or "none"])
+    return _aligned(rows)
+
+
 def markdown(report: Report, figures: list[Figure], flag: float) -> str:
-    """``report.md``: the leaderboard, the flag's meaning, the paper tables, the figures and the notes."""
-    parts = ["# Judge report", "", f"## {report.leaderboard.title}", "", markdown_table(report.leaderboard), ""]
-    parts += [FLAG_NOTE.format(flag), ""]
-    for table in report.paper_tables:
+    """``report.md``: the leaderboard, the judges, the flag's meaning, each suite's table, the paper tables, the
+    figures and the notes."""
+    parts = ["# Judge report", "", f"## {report.leaderboard.title}", "", markdown_leaderboard(report.leaderboard)]
+    parts += ["", LEADERBOARD_NOTE, ""]
+    parts += ["The tasks each headline pools:", ""]
+    parts += [f"- {info.label}: {info.tasks_text}" for info in report.leaderboard.column_info] + [""]
+    parts += ["## Judges", "", markdown_judges(report), "", FLAG_NOTE.format(flag), ""]
+    for table in [*report.suite_tables, *report.paper_tables]:
         parts += [f"## {table.title}", "", markdown_table(table), ""]
     if figures:
         parts += ["## Figures", ""] + [f"![{figure.title}](plots/{figure.stem}.png)" for figure in figures] + [""]
     if report.notes:
         parts += ["## Notes", ""] + [f"- {note}" for note in report.notes] + [""]
     parts += ["## Runs", ""] + [
-        f"- {run.judge} · {run.task} (config {config}, version {run.task_version}): {run.location}"
+        f"- {report.name_of(run)} · {run.task} (config {config}, version {run.task_version}): {run.location}"
         for run, _, config in report.runs
     ]
     return "\n".join(parts) + "\n"
 
 
-def write_leaderboard_csv(report: Report, path: Path) -> None:
-    """One line per judge and leaderboard column, with the interval, the parse-failure rate and the log."""
+def write_columns_csv(table: Table, path: Path) -> None:
+    """The leaderboard or a suite table, one line per judge and column: the value, its interval, how many runs it
+    pools and over which tasks, the unparsed share and the logs."""
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(
             [
                 "judge",
+                "column",
                 "suite",
-                "task",
-                "config",
+                "kind",
                 "metric",
+                "tasks",
                 "value",
                 "ci_low",
                 "ci_high",
+                "runs_pooled",
                 "parse_failure_rate",
                 "flagged",
                 "log",
             ]
         )
-        for row in report.leaderboard.rows:
-            for info in report.leaderboard.column_info:
-                cell = report.leaderboard.cells.get((row, info.label))
+        for row in table.rows:
+            for info in table.column_info:
+                cell = table.cells.get((row, info.label))
                 if cell is None:
                     continue
                 low, high = cell.ci if cell.ci else ("", "")
                 writer.writerow(
                     [
                         row[0],
+                        info.label,
                         info.suite,
-                        info.task,
-                        info.config,
+                        info.kind,
                         info.metric,
+                        "; ".join(info.tasks),
                         cell.value,
                         low,
                         high,
+                        cell.pooled or 1,
                         cell.parse_failure_rate,
                         cell.flagged,
                         cell.location,
@@ -95,7 +151,7 @@ def write_leaderboard_csv(report: Report, path: Path) -> None:
 
 
 def write_table_csv(table: Table, path: Path) -> None:
-    """A paper table as CSV, values and intervals in their own columns."""
+    """A paper table as CSV, one column of values per table column."""
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow([*table.index, *table.columns])
@@ -122,6 +178,7 @@ def _table_json(table: Table) -> dict:
         "title": table.title,
         "index": table.index,
         "columns": table.columns,
+        "column_info": [vars(info) for info in table.column_info],
         "rows": [
             {
                 "labels": list(row),
@@ -133,17 +190,26 @@ def _table_json(table: Table) -> dict:
 
 
 def report_json(report: Report, style_rows: list[dict]) -> dict:
-    """Every run, cell, interval, flag and note of the report as plain data."""
+    """Every judge, run, cell, interval, flag and note of the report as plain data."""
     return {
         "leaderboard": _table_json(report.leaderboard),
-        "columns": [vars(info) for info in report.leaderboard.column_info],
+        "judges": [
+            {
+                "name": judge.name,
+                "identity": judge.identity,
+                "model": judge.model,
+                "model_args": dict(judge.model_args),
+                "harnesses": list(judge.harnesses),
+            }
+            for judge in report.judges.values()
+        ],
+        "suite_tables": [_table_json(table) for table in report.suite_tables],
         "paper_tables": [_table_json(table) for table in report.paper_tables],
         "configs": report.configs,
         "runs": [
             {
-                "judge": run.judge,
-                "model": run.model,
-                "model_args": dict(run.model_args),
+                "judge": report.name_of(run),
+                "identity": run.judge,
                 "suite": view.name,
                 "task": run.task,
                 "task_version": run.task_version,
@@ -178,27 +244,50 @@ _PAGE = Environment(
 """The page template; autoescape escapes every judge name, note and log path, so nothing here escapes by hand."""
 
 
-def _html_cell(cell: Cell) -> dict[str, str]:
-    """A value cell as the page shows it: sortable by ``data-value``, its unparsed share and log in its tooltip."""
+def _html_cell(cell: Cell, compact: bool) -> dict[str, str]:
+    """A value cell as the page shows it: sortable by ``data-value``, the interval under the value, its unparsed
+    share, the runs it pools and their logs in its tooltip (``compact``: the leaderboard's decimals and the flag
+    alone in the cell)."""
+    digits = LEADERBOARD_DIGITS if compact else 3
+    text = cell.value_text(digits)
+    if cell.pooled is not None and not compact:
+        text += f" (n={cell.pooled})"
+    if cell.flagged:
+        text += " ⚠" if compact else f" ⚠ {cell.flag_text()}"
+    pooled = f"the mean of {cell.pooled} runs; " if cell.pooled is not None else ""
     return {
         "value": "" if math.isnan(cell.value) else repr(cell.value),
         "css": "flagged" if cell.flagged else "",
-        "title": f"parse failures {cell.parse_failure_rate:.1%}; {cell.location}",
-        "text": cell.text(),
+        "title": f"{pooled}parse failures {cell.parse_failure_rate:.1%}; {cell.location}",
+        "text": text,
+        "interval": cell.interval_text(digits),
     }
 
 
-def html_table(table: Table) -> dict:
-    """A table as the page template takes it: header names, and per row its labels and its cells (``None``:
-    no value)."""
+def html_table(table: Table, judges: Mapping[str, str], compact: bool = False) -> dict:
+    """A table as the page template takes it: header names (with the tasks a pooled column covers as their
+    tooltip), and per row its labels (a judge's with its full identity as tooltip) and its cells (``None``: no
+    value). ``compact`` (the leaderboard): a header row of suites above their columns, named without the suite."""
+    tasks = {info.label: info.tasks_text for info in table.column_info}
+    groups: list[dict] = []
+    names = {column: column for column in table.columns}
+    if compact:
+        for info in table.column_info:
+            if groups and groups[-1]["name"] == info.suite:
+                groups[-1]["span"] += 1
+            else:
+                groups.append({"name": info.suite, "span": 1})
+            names[info.label] = f"{info.label.removeprefix(f'{info.suite} ')} {'↑' if info.higher_is_better else '↓'}"
     return {
         "title": table.title,
-        "header": [*table.index, *table.columns],
+        "groups": [{"name": "", "span": len(table.index)}, *groups] if groups else [],
+        "header": [{"name": name, "title": ""} for name in table.index]
+        + [{"name": names[column], "title": tasks.get(column, "")} for column in table.columns],
         "rows": [
             {
-                "labels": list(row),
+                "labels": [{"text": label, "title": judges.get(label, "")} for label in row],
                 "cells": [
-                    _html_cell(table.cells[(row, column)]) if (row, column) in table.cells else None
+                    _html_cell(table.cells[(row, column)], compact) if (row, column) in table.cells else None
                     for column in table.columns
                 ],
             }
@@ -209,14 +298,26 @@ def html_table(table: Table) -> dict:
 
 def html_page(report: Report, figures: list[Figure], flag: float) -> str:
     """``report.html``: one self-contained page with the tables, the embedded figures and the notes."""
+    identities = {judge.name: judge.identity for judge in report.judges.values()}
     return _PAGE.render(
-        leaderboard=html_table(report.leaderboard),
+        leaderboard=html_table(report.leaderboard, identities, compact=True),
+        leaderboard_note=LEADERBOARD_NOTE,
+        judges=[
+            {
+                "name": judge.name,
+                "model": judge.model,
+                "harnesses": ", ".join(judge.harnesses),
+                "arguments": [f"{name}={value}" for name, value in sorted(judge.model_args.items())],
+            }
+            for judge in report.judges.values()
+        ],
         flag_note=FLAG_NOTE.format(flag),
-        paper_tables=[html_table(table) for table in report.paper_tables],
+        suite_tables=[html_table(table, identities) for table in report.suite_tables],
+        paper_tables=[html_table(table, identities) for table in report.paper_tables],
         figures=[{"title": f.title, "png": base64.b64encode(png_bytes(f)).decode()} for f in figures],
         notes=report.notes,
         runs=[
-            {"judge": run.judge, "task": run.task, "config": config, "location": run.location}
+            {"judge": report.name_of(run), "task": run.task, "config": config, "location": run.location}
             for run, _, config in report.runs
         ],
     )

@@ -41,6 +41,9 @@ class PaperTable:
     pooled: Callable[[Sequence[Run]], tuple[list[tuple[str, str, list[Contribution]]], list[str]]] | None = None
 
 
+KIND_WHEN_NOT_DEFAULT = ("mode", "scoring", "answer_format")
+"""Options that make a different kind of run, named in a leaderboard column only where they are not the default."""
+
 COUNTS_LOWER_IS_BETTER = ("parse_failure", "undefined", "missed", "json_fallbacks")
 """Metric name prefixes, in every suite, of counts a better judge keeps low."""
 
@@ -57,6 +60,8 @@ class SuiteView:
     paper_tables: tuple[PaperTable, ...] = ()
     hub_dataset: Callable[[Run], str | None] = lambda run: None
     """The benchmark's dataset on the Hugging Face Hub, where there is one (for ``.eval_results`` exports)."""
+    kind_on: tuple[str, ...] = ()
+    """Settings whose values name a kind of run that gets its own leaderboard column (FBI's ``paradigm``)."""
 
     @property
     def name(self) -> str:
@@ -68,15 +73,31 @@ class SuiteView:
         """Run settings (task metadata, then task arguments) that must agree for two runs to share a column."""
         return self.definition.comparable_on
 
-    def headlines(self, run: Run) -> list[str]:
-        """The run's metrics that the definition puts in the leaderboard, in the definition's order."""
+    def headlines(self, run: Run, leaderboard_only: bool = False) -> list[str]:
+        """The run's headline metrics (only those with a leaderboard column, if asked), in the definition's order."""
         return [
             name
             for headline in self.definition.headlines
-            if headline.leaderboard
+            if headline.leaderboard or not leaderboard_only
             for name in run.metrics
             if headline.matches(name)
         ]
+
+    def headline_rank(self, metric: str) -> int:
+        """The place of the metric's headline in the definition (metrics of no headline go last)."""
+        ranks = (rank for rank, headline in enumerate(self.definition.headlines) if headline.matches(metric))
+        return next(ranks, len(self.definition.headlines))
+
+    def kind(self, run: Run) -> str:
+        """The kind of run, as the leaderboard names it: the :attr:`kind_on` settings' values, then those of
+        :data:`KIND_WHEN_NOT_DEFAULT` that differ from the definition's defaults (``pairwise logprobs``)."""
+        parts = [str(run.setting(name)) for name in self.kind_on]
+        defaults = self.definition.default_values
+        for name in KIND_WHEN_NOT_DEFAULT:
+            value = run.setting(name)
+            if name in defaults and value not in (None, defaults[name]) and str(value) not in parts:
+                parts.append(str(value))
+        return " ".join(parts)
 
     def higher_is_better(self, metric: str) -> bool:
         """Whether a larger value of ``metric`` ranks a judge higher (a headline's family shares its direction)."""
@@ -143,6 +164,7 @@ FBI = SuiteView(
     title="FBI blind spots (error rate: lower is better)",
     task_prefixes=("fbi_",),
     answers_per_sample=lambda run: 1.0 if run.setting("paradigm") == "reference" else 2.0,
+    kind_on=("paradigm",),
     paper_tables=(
         PaperTable("fbi_failure_rate_by_category", "FBI: failure rate per category", _fbi_cells, "category", "column"),
     ),
@@ -213,6 +235,7 @@ ADHERENCE = SuiteView(
     title="Instruction adherence (Pearson with the humans, oriented: higher is better)",
     task_prefixes=("adherence_",),
     answers_per_sample=lambda run: float(len(run.metadata.get("questions") or {}) * (run.setting("repeats") or 1)),
+    kind_on=("setting",),
     paper_tables=(
         PaperTable(
             "adherence_table1",
@@ -260,6 +283,23 @@ def _coeval_scoring_cells(run: Run) -> list[tuple[str, str, str]]:
     return [(run.task, name, name) for name in names]
 
 
+RATER_AND_TASK = " · "
+"""Joins the first rater and the task in a row of the pair tables; the task comes last, where the report appends
+its config tag, so the rater is what precedes the last separator."""
+
+
+def _coeval_pair_cells(suffix: str) -> Callable[[Run], list[tuple[str, str, str]]]:
+    """Cells of α per pair of raters (``alpha/pair/<first>/<second><suffix>``): row ``<first> · <task>``,
+    column the second rater, so each judge's rows of one task form the paper's agreement matrix."""
+    pair = re.compile(rf"alpha/pair/([^/]+)/([^/]+){re.escape(suffix)}")
+
+    def cells(run: Run) -> list[tuple[str, str, str]]:
+        named = [(pair.fullmatch(name), name) for name in run.metrics]
+        return [(f"{found[1]}{RATER_AND_TASK}{run.task}", found[2], name) for found, name in named if found]
+
+    return cells
+
+
 COEVAL_SCORING = SuiteView(
     COEVAL_SCORING_DEFINITION,
     title="CoEval criterion scoring (correlation with the annotators, Krippendorff's alpha)",
@@ -267,6 +307,18 @@ COEVAL_SCORING = SuiteView(
     answers_per_sample=lambda run: float(len(run.metadata.get("criteria") or [1]) * (run.setting("repeats") or 1)),
     paper_tables=(
         PaperTable("coeval_tables5_7", "CoEval Tables 5-7: correlations per criterion", _coeval_scoring_cells, "task"),
+        PaperTable(
+            "coeval_alpha_pairs",
+            "CoEval Figures 5-7: Krippendorff's alpha per pair of raters (item × criterion units)",
+            _coeval_pair_cells(""),
+            "first rater · task",
+        ),
+        PaperTable(
+            "coeval_alpha_pairs_overall",
+            "CoEval: Krippendorff's alpha per pair of raters on the overall score",
+            _coeval_pair_cells("/overall"),
+            "first rater · task",
+        ),
     ),
 )
 

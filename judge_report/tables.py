@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from judge_data import DataError
 from judge_data.definitions import PRESET_METADATA
+from judge_report.judges import Judge, judges_of
 from judge_report.runs import Run
-from judge_report.suites import SuiteView, confidence_interval, suite_of
+from judge_report.suites import SUITES, SuiteView, confidence_interval, suite_of
 
 DEFAULT_PARSE_FAILURE_FLAG = 0.1
 """Cells of runs whose share of unparsable judge answers exceeds this are flagged."""
@@ -33,14 +35,27 @@ class Cell:
     pooled: int | None = None
     """How many values a pooled cell is the mean of (``None``: one run's metric)."""
 
-    def text(self, digits: int = 3) -> str:
-        """The value as shown: with its interval, the number of pooled values and the unparsed-answers flag."""
-        shown = "n/a" if math.isnan(self.value) else f"{self.value:.{digits}f}"
-        if self.ci is not None and not any(math.isnan(bound) for bound in self.ci):
-            shown += f" [{self.ci[0]:.{digits}f}, {self.ci[1]:.{digits}f}]"
-        if self.pooled is not None:
+    def text(self, digits: int = 3, compact: bool = False) -> str:
+        """The value as shown: with its interval, the number of pooled values and the unparsed-answers flag
+        (``compact``: the flag alone, no count, for the leaderboard)."""
+        shown = self.value_text(digits)
+        interval = self.interval_text(digits)
+        shown += f" {interval}" if interval else ""
+        if self.pooled is not None and not compact:
             shown += f" (n={self.pooled})"
-        return shown + (f" ⚠ {self.flag_text()}" if self.flagged else "")
+        if self.flagged:
+            shown += " ⚠" if compact else f" ⚠ {self.flag_text()}"
+        return shown
+
+    def value_text(self, digits: int = 3) -> str:
+        """The value alone, ``n/a`` where it is undefined."""
+        return "n/a" if math.isnan(self.value) else f"{self.value:.{digits}f}"
+
+    def interval_text(self, digits: int = 3) -> str:
+        """``[low, high]``, or nothing where there is no interval."""
+        if self.ci is None or any(math.isnan(bound) for bound in self.ci):
+            return ""
+        return f"[{self.ci[0]:.{digits}f}, {self.ci[1]:.{digits}f}]"
 
     def flag_text(self) -> str:
         """``12% unparsed (31 of 250)``: the share of the run's answers that did not parse, and the count."""
@@ -51,24 +66,25 @@ class Cell:
 
 @dataclass(frozen=True)
 class Column:
-    """A leaderboard column: one headline metric of one task under one comparable setting."""
+    """A column of the leaderboard or of a suite's table: one headline metric over the runs it pools.
 
+    A suite table's column is one task under one comparable setting (``tasks`` holds one ``(task, config)``); a
+    leaderboard column is one kind of run of a suite (``kind``: FBI's paradigm, adherence's setting, ...), its
+    value the mean over the tasks in ``tasks``, which every judge in the column ran.
+    """
+
+    label: str
     suite: str
-    task: str
-    config: int
     metric: str
     higher_is_better: bool
-    several_configs: bool
+    tasks: tuple[str, ...]
+    """The tasks pooled, each as ``task`` or, where the task ran under several settings, ``task [config N]``."""
+    kind: str = ""
 
     @property
-    def label(self) -> str:
-        """The column's header."""
-        return f"{self.task}{self.config_tag} {self.metric}"
-
-    @property
-    def config_tag(self) -> str:
-        """`` [config N]`` when the task has several settings that are not comparable, else nothing."""
-        return f" [config {self.config}]" if self.several_configs else ""
+    def tasks_text(self) -> str:
+        """The tasks pooled, comma-separated."""
+        return ", ".join(self.tasks)
 
 
 @dataclass
@@ -82,6 +98,8 @@ class Table:
     columns: list[str] = field(default_factory=list)
     cells: dict[tuple[tuple[str, ...], str], Cell] = field(default_factory=dict)
     column_info: list[Column] = field(default_factory=list)
+    sorted_by: str | None = None
+    """The column the rows are ranked on, once :func:`sort_rows` has ranked them."""
 
     def put(self, row: tuple[str, ...], column: str, cell: Cell) -> None:
         """Fill one cell; a cell holds one value, and a second one for it is an error, never a silent overwrite."""
@@ -99,15 +117,23 @@ class Table:
 
 @dataclass
 class Report:
-    """Everything the report writes: the leaderboard, the paper tables, the runs it reports and the notes."""
+    """Everything the report writes: the leaderboard, each suite's table, the paper tables, the judges, the runs it
+    reports and the notes."""
 
     leaderboard: Table
+    suite_tables: list[Table]
     paper_tables: list[Table]
+    judges: dict[str, Judge]
+    """Each judge by identity (:attr:`Run.judge`), with the short name every table shows."""
     runs: list[tuple[Run, SuiteView, int]]
     """Each run reported, its suite and its config number within its task."""
     configs: dict[str, list[dict]]
     """Per task, the settings of each config (index = config number - 1)."""
     notes: list[str]
+
+    def name_of(self, run: Run) -> str:
+        """The short name of the run's judge."""
+        return self.judges[run.judge].name
 
 
 def _canonical(value: object) -> str:
@@ -126,8 +152,54 @@ def comparability_key(run: Run, view: SuiteView) -> dict:
     return {**settings, **presets, "limit": run.limit, "epochs": run.epochs}
 
 
-def build_report(runs: Sequence[Run], parse_failure_flag: float = DEFAULT_PARSE_FAILURE_FLAG) -> Report:
-    """The report of these runs: comparable runs share columns, the latest run of a judge and setting wins."""
+def _cell(run: Run, view: SuiteView, metric: str, parse_failure_flag: float) -> Cell:
+    rate = view.parse_failure_rate(run)
+    return Cell(
+        run.metrics.get(metric, math.nan),
+        confidence_interval(run, metric),
+        rate,
+        not math.isnan(rate) and rate > parse_failure_flag,
+        run.location,
+        view.unparsed(run),
+    )
+
+
+def _pooled_interval(cells: Sequence[Cell], mean: float) -> tuple[float, float] | None:
+    """The interval of a mean of independent estimates: each side's half-widths added in quadrature, divided by
+    their number (a normal approximation; ``None`` unless every estimate has an interval)."""
+    if any(cell.ci is None for cell in cells) or math.isnan(mean):
+        return None
+    below = math.sqrt(sum((cell.value - cell.ci[0]) ** 2 for cell in cells if cell.ci)) / len(cells)
+    above = math.sqrt(sum((cell.ci[1] - cell.value) ** 2 for cell in cells if cell.ci)) / len(cells)
+    return (mean - below, mean + above)
+
+
+def pool_cells(cells: Sequence[Cell], parse_failure_flag: float) -> Cell:
+    """One cell for the mean of several (one cell stays as it is): NaN where any value is, the interval from
+    theirs, the worst unparsed share, flagged when any of them is."""
+    if len(cells) == 1:
+        return cells[0]
+    mean = float(sum(cell.value for cell in cells) / len(cells))
+    rates = [cell.parse_failure_rate for cell in cells if not math.isnan(cell.parse_failure_rate)]
+    worst = max(rates, default=math.nan)
+    return Cell(
+        mean,
+        _pooled_interval(cells, mean),
+        worst,
+        any(cell.flagged for cell in cells),
+        ", ".join(cell.location for cell in cells),
+        (sum(cell.unparsed[0] for cell in cells), sum(cell.unparsed[1] for cell in cells)),
+        pooled=len(cells),
+    )
+
+
+def build_report(
+    runs: Sequence[Run],
+    parse_failure_flag: float = DEFAULT_PARSE_FAILURE_FLAG,
+    aliases: Mapping[str, str] | None = None,
+) -> Report:
+    """The report of these runs: comparable runs share columns, the latest run of a judge and setting wins, each
+    judge under its short name (``aliases``: model name or identity to the name to show)."""
     notes: list[str] = []
     configs: dict[str, list[dict]] = {}
     chosen: dict[tuple[str, int, str], tuple[Run, SuiteView]] = {}
@@ -158,50 +230,38 @@ def build_report(runs: Sequence[Run], parse_failure_flag: float = DEFAULT_PARSE_
                 f"{', '.join(differing)}); each has its own columns, marked [config N]"
             )
     reported = [(run, view, config) for (_, config, _), (run, view) in chosen.items()]
+    judges = judges_of([run for run, _, _ in reported], aliases)
+
+    def task_label(task: str, config: int) -> str:
+        return f"{task} [config {config}]" if len(configs[task]) > 1 else task
 
     def cell(run: Run, view: SuiteView, metric: str) -> Cell:
-        rate = view.parse_failure_rate(run)
-        return Cell(
-            run.metrics.get(metric, math.nan),
-            confidence_interval(run, metric),
-            rate,
-            not math.isnan(rate) and rate > parse_failure_flag,
-            run.location,
-            view.unparsed(run),
-        )
+        return _cell(run, view, metric, parse_failure_flag)
 
-    def pooled_cell(contributions: Sequence[tuple[Run, str, float]], view: SuiteView) -> Cell:
-        """The mean of ``sign * metric`` over the contributions; flagged when any of its runs is."""
-        values = [sign * run.metrics[metric] for run, metric, sign in contributions]
-        runs = list({run.location: run for run, _, _ in contributions}.values())
-        rates = [rate for rate in (view.parse_failure_rate(run) for run in runs) if not math.isnan(rate)]
-        worst = max(rates, default=math.nan)
-        return Cell(
-            float(sum(values) / len(values)) if values else math.nan,
-            None,
-            worst,
-            not math.isnan(worst) and worst > parse_failure_flag,
-            ", ".join(run.location for run in runs),
-            pooled=len(values),
-        )
-
-    leaderboard = Table("leaderboard", "Leaderboard", ["judge"])
-    columns: dict[str, Column] = {}
+    suite_tables: dict[str, Table] = {}
     for run, view, config in reported:
+        table = suite_tables.setdefault(
+            view.name, Table(f"suite_{view.name}", f"{view.title}: every headline, task by task", ["judge"])
+        )
         for metric in view.headlines(run):
-            column = Column(
-                view.name, run.task, config, metric, view.higher_is_better(metric), len(configs[run.task]) > 1
-            )
-            columns.setdefault(column.label, column)
-            leaderboard.put((run.judge,), column.label, cell(run, view, metric))
-    leaderboard.columns = sorted(
-        leaderboard.columns, key=lambda label: _column_order(columns[label], [view for view in _views(reported)])
-    )
-    leaderboard.column_info = [columns[label] for label in leaderboard.columns]
+            label = f"{task_label(run.task, config)} {metric}"
+            if label not in table.columns:
+                table.column_info.append(
+                    Column(label, view.name, metric, view.higher_is_better(metric), (task_label(run.task, config),))
+                )
+            table.put((judges[run.judge].name,), label, cell(run, view, metric))
+    for suite_view in _views(reported):
+        if suite_view.name in suite_tables:
+            table = suite_tables[suite_view.name]
+            table.column_info.sort(key=lambda info: (info.tasks, suite_view.headline_rank(info.metric)))
+            table.columns = [info.label for info in table.column_info]
+
+    leaderboard = _leaderboard(reported, judges, task_label, cell, parse_failure_flag, notes)
 
     paper_tables: dict[str, Table] = {}
     for run, view, config in reported:
         tag = f" [config {config}]" if len(configs[run.task]) > 1 else ""
+        name = judges[run.judge].name
         for paper in view.paper_tables:
             cells = paper.cells(run)
             if not cells:
@@ -216,9 +276,9 @@ def build_report(runs: Sequence[Run], parse_failure_flag: float = DEFAULT_PARSE_
             )
             for row, column_name, metric in cells:
                 if paper.judge_in == "row":
-                    table.put((run.judge, f"{row}{tag}"), column_name, cell(run, view, metric))
+                    table.put((name, f"{row}{tag}"), column_name, cell(run, view, metric))
                 else:
-                    table.put((row,), f"{run.judge} · {column_name}{tag}", cell(run, view, metric))
+                    table.put((row,), f"{name} · {column_name}{tag}", cell(run, view, metric))
     for view in _views(reported):
         for paper in view.paper_tables:
             if paper.pooled is None or paper.name not in paper_tables:
@@ -229,26 +289,113 @@ def build_report(runs: Sequence[Run], parse_failure_flag: float = DEFAULT_PARSE_
                 )
                 notes.extend(pool_notes)
                 for row, column_name, contributions in entries:
-                    paper_tables[paper.name].put((judge, row), column_name, pooled_cell(contributions, view))
+                    paper_tables[paper.name].put(
+                        (judges[judge].name, row),
+                        column_name,
+                        _contributions_cell(contributions, view, parse_failure_flag),
+                    )
     for table in paper_tables.values():
         table.rows.sort()
-    return Report(leaderboard, list(paper_tables.values()), reported, configs, notes)
+    ordered_suites = [suite_tables[view.name] for view in _views(reported) if view.name in suite_tables]
+    return Report(leaderboard, ordered_suites, list(paper_tables.values()), judges, reported, configs, notes)
+
+
+def _contributions_cell(contributions: Sequence[tuple[Run, str, float]], view: SuiteView, flag: float) -> Cell:
+    """The mean of ``sign * metric`` over the contributions; flagged when any of its runs is."""
+    values = [sign * run.metrics[metric] for run, metric, sign in contributions]
+    runs = list({run.location: run for run, _, _ in contributions}.values())
+    rates = [rate for rate in (view.parse_failure_rate(run) for run in runs) if not math.isnan(rate)]
+    worst = max(rates, default=math.nan)
+    return Cell(
+        float(sum(values) / len(values)) if values else math.nan,
+        None,
+        worst,
+        not math.isnan(worst) and worst > flag,
+        ", ".join(run.location for run in runs),
+        pooled=len(values),
+    )
+
+
+def _leaderboard(
+    reported: list[tuple[Run, SuiteView, int]],
+    judges: Mapping[str, Judge],
+    task_label: Callable[[str, int], str],
+    cell: Callable[[Run, SuiteView, str], Cell],
+    parse_failure_flag: float,
+    notes: list[str],
+) -> Table:
+    """One column per suite, kind of run and leaderboard headline: each judge's mean over the suite's tasks of that
+    kind. Judges that ran different tasks (or settings) of a kind get different columns, marked ``[set N]``."""
+    groups: dict[tuple[str, str, str], dict[str, tuple[Run, SuiteView, int]]] = {}
+    for run, view, config in sorted(reported, key=lambda entry: entry[0].created):
+        group = groups.setdefault((view.name, view.kind(run), run.judge), {})
+        if run.task in group:
+            notes.append(
+                f"leaderboard: {judges[run.judge].name} ran {run.task} under several settings of one kind; the "
+                f"leaderboard takes the latest ({task_label(run.task, config)}), the suite table shows each"
+            )
+        group[run.task] = (run, view, config)
+    views = _views(reported)
+    columns: dict[tuple[str, str, str], list[tuple[tuple[str, ...], dict[str, Cell]]]] = {}
+    for (suite, kind, judge), entries in groups.items():
+        tasks = tuple(sorted(task_label(task, config) for task, (_, _, config) in entries.items()))
+        view = next(view for view in views if view.name == suite)
+        for metric in dict.fromkeys(
+            name for run, _, _ in entries.values() for name in view.headlines(run, leaderboard_only=True)
+        ):
+            cells = [cell(run, view, metric) for run, _, _ in entries.values()]
+            sets = columns.setdefault((suite, kind, metric), [])
+            match = next((cells_by_judge for pooled, cells_by_judge in sets if pooled == tasks), None)
+            if match is None:
+                match = {}
+                sets.append((tasks, match))
+            match[judge] = pool_cells(cells, parse_failure_flag)
+    table = Table("leaderboard", "Leaderboard", ["judge"])
+    names = [view.name for view in views]
+    for (suite, kind, metric), sets in sorted(
+        columns.items(),
+        key=lambda item: (
+            names.index(item[0][0]),
+            item[0][1],
+            views[names.index(item[0][0])].headline_rank(item[0][2]),
+        ),
+    ):
+        view = views[names.index(suite)]
+        for number, (tasks, cells_by_judge) in enumerate(sets, start=1):
+            label = " ".join(part for part in (suite, kind, metric) if part)
+            if len(sets) > 1:
+                label += f" [set {number}]"
+                notes.append(f"{label}: the mean over {', '.join(tasks)}")
+            table.column_info.append(Column(label, suite, metric, view.higher_is_better(metric), tasks, kind))
+            for judge, pooled in cells_by_judge.items():
+                table.put((judges[judge].name,), label, pooled)
+    table.columns = [info.label for info in table.column_info]
+    return table
 
 
 def _views(reported: list[tuple[Run, SuiteView, int]]) -> list[SuiteView]:
-    return list(dict.fromkeys(view for _, view, _ in reported))
+    """The suites of the reported runs, in the report's fixed order (DHP, FBI, adherence, CoEval)."""
+    return sorted({view.name: view for _, view, _ in reported}.values(), key=SUITES.index)
 
 
-def _column_order(column: Column, views: list[SuiteView]) -> tuple:
-    suite_rank = next(index for index, view in enumerate(views) if view.name == column.suite)
-    return (suite_rank, column.task, column.config)
+def choose_column(table: Table, wanted: str | None) -> str | None:
+    """The column ``--sort`` names: its exact label, or the one label that contains ``wanted`` (any case)."""
+    if wanted is None or not table.columns:
+        return table.columns[0] if table.columns else None
+    if wanted in table.columns:
+        return wanted
+    found = [label for label in table.columns if wanted.lower() in label.lower()]
+    if len(found) != 1:
+        problem = "matches no column" if not found else f"matches {len(found)} columns"
+        raise DataError(f"--sort {wanted!r} {problem}; the leaderboard's columns: {table.columns}")
+    return found[0]
 
 
 def sort_rows(table: Table, column: str | None = None) -> Table:
     """The table's rows ordered best first on ``column`` (default: the first), NaN last."""
-    if not table.columns:
+    label = choose_column(table, column)
+    if label is None:
         return table
-    label = column if column in table.columns else table.columns[0]
     info = next((info for info in table.column_info if info.label == label), None)
     sign = -1.0 if info is None or info.higher_is_better else 1.0
 
@@ -258,4 +405,12 @@ def sort_rows(table: Table, column: str | None = None) -> Table:
         return (math.isnan(value), sign * value if not math.isnan(value) else 0.0)
 
     table.rows = sorted(table.rows, key=key)
+    table.sorted_by = label
+    return table
+
+
+def order_like(table: Table, ranked: Table) -> Table:
+    """The table's rows in the order of their judges (first label) in ``ranked``; judges it lacks go last."""
+    rank = {row[0]: index for index, row in enumerate(ranked.rows)}
+    table.rows = sorted(table.rows, key=lambda row: rank.get(row[0], len(rank)))
     return table

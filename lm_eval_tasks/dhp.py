@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
@@ -23,6 +24,8 @@ from lm_eval_tasks.documents import (
 from lm_eval_tasks.tasks import CUSTOM, TASKS, LmEvalTask, dhp_metric_names
 from scorers.dhp import discernment_metrics, rating_value
 from scorers.likelihood import likelihood_value
+
+logger = logging.getLogger(__name__)
 
 OPTIONS = DHP.defaults(
     ("data_dir", "n", "seed", "perturbations", "expert_weights", "combine", "suite", "answer_format")
@@ -112,7 +115,10 @@ def metrics(settings: Mapping[str, Any], samples: Sequence[SampleAnswers]) -> di
                 pair for rating in ratings.values() for pair in zip(rating["answers"], rating["scores"], strict=True)
             ]
         warn_on_unparsed(settings, read)
-    return discernment_metrics(values, names, settings["expert_weights"], settings["combine"])
+    report, notes = discernment_metrics(values, names, settings["expert_weights"], settings["combine"])
+    for note in notes:
+        logger.warning("%s: %s", settings["task"], note)
+    return report
 
 
 HOOKS = SuiteHooks(OPTIONS, CUSTOM_OPTIONS, build_documents, dhp_prompt, metrics)

@@ -27,8 +27,10 @@ from fbi_tasks.data import ABILITIES, CATEGORIES, SCORE_INVARIANT
 from fbi_tasks.definition import FBI
 from fbi_tasks.fbi import STRATEGIES
 from judge_data.human import GROUPS
+from scorers.agreement import pair_alpha_name, rater_pairs
 from scorers.coeval import OVERALL
 from scorers.criteria_consistency import VALUE_KEYS as CRITERIA_LIST_KEYS
+from scorers.discernment import interval_names
 from scorers.fbi import OUTCOME_METRICS
 from scorers.likelihood import Normalization
 from scorers.values import JSON_FALLBACKS
@@ -94,15 +96,18 @@ def dhp_metric_names(scoring: str, perturbations: Sequence[str], criteria: Seque
     """What a DHP task reports for these perturbation ids and (with ``scoring="sample"``) quality metrics."""
     if scoring == "perplexity":
         metric_names = [LIKELIHOOD]
-        headline = ["D_avg", "D_min", "n_undefined"]
+        summaries, counts = ["D_avg", "D_min"], ["n_undefined"]
         per_perturbation = [f"D/{p}" for p in perturbations]
     else:
         metric_names = list(criteria)
-        headline = ["D_avg", "D_min", "D_avg_EW", "D_min_EW", "n_undefined", "n_undefined_EW"]
+        summaries, counts = ["D_avg", "D_min", "D_avg_EW", "D_min_EW"], ["n_undefined", "n_undefined_EW"]
         per_perturbation = [f"{d}/{p}" for p in perturbations for d in ("D", "D_EW")]
+    bounds = [bound for name in (*summaries, *per_perturbation) for bound in interval_names(name)]
     failures = [f"{kind}/{name}" for name in metric_names for kind in ("parse_failures", "parse_failure_rate")]
     answers = [] if scoring == "perplexity" else [JSON_FALLBACKS]
-    return (*headline, *per_perturbation, *answers, "parse_failures", "parse_failure_rate", *failures)
+    return (
+        *summaries, *counts, *per_perturbation, *bounds, *answers, "parse_failures", "parse_failure_rate", *failures,
+    )  # fmt: skip
 
 
 def _rate_names(prefix: str) -> list[str]:
@@ -146,10 +151,13 @@ different protocol, so they are not offered under that name."""
 def coeval_metric_names(annotator_ids: Sequence[str]) -> tuple[str, ...]:
     """What a CoEval direct-scoring task reports for data scored by these annotators."""
     correlations = [f"{name}/{OVERALL}" for method in ("pearson", "spearman") for name in _rate_names(method)]
-    names = [*correlations, f"n/{OVERALL}", "alpha/annotators", "pearson/annotator_pairs"]
+    annotator_pairs = [pair_alpha_name(*pair) for pair in rater_pairs(annotator_ids, with_judge=False)]
+    names = [*correlations, f"n/{OVERALL}", "alpha/annotators", "pearson/annotator_pairs", *annotator_pairs]
     with_judge = ["alpha/annotators", "pearson/annotator_pairs", "alpha/with_judge"]
     with_judge += [f"pearson/annotator/{annotator}" for annotator in annotator_ids]
-    names += [f"{name}/{OVERALL}" for name in [*with_judge, "pearson/judge_vs_annotators"]]
+    with_judge += ["pearson/judge_vs_annotators"]
+    with_judge += [pair_alpha_name(*pair) for pair in rater_pairs(annotator_ids, with_judge=True)]
+    names += [f"{name}/{OVERALL}" for name in with_judge]
     return (*names, JSON_FALLBACKS, "parse_failures")
 
 

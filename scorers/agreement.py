@@ -1,20 +1,26 @@
 """Agreement between raters: Krippendorff's α (interval) and Pearson correlations of a judge with each annotator.
 
 Plain functions on arrays (one row per rater, one column per item; None or NaN where a rater gave no
-score), shared by every harness. The CoEval paper reports α among annotators and the judge (its
-Figure 5) and the mean pairwise Pearson correlation among evaluators (its Table 10).
+score), shared by every harness. The CoEval paper reports α between each pair of raters, the judge and
+the annotators (its Figures 5-7), and the mean pairwise Pearson correlation among evaluators (its Table 10).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
 import krippendorff
 import numpy as np
 from scipy import stats
+
+JUDGE = "judge"
+"""The judge's name among the raters of ``alpha/pair/<first>/<second>``; annotators keep their ids from the data."""
+
+NO_DISAGREEMENT = "every pairable score is the same value, so no disagreement is expected"
+"""Why :func:`interval_alpha` is NaN when the raters share one value: α's denominator is zero."""
 
 
 @dataclass(frozen=True)
@@ -51,7 +57,7 @@ def interval_alpha(ratings: Sequence[Sequence[float | None]] | np.ndarray) -> Ag
         return Agreement(math.nan, "no item has scores from two raters")
     values = matrix[:, pairable]
     if np.unique(values[~np.isnan(values)]).size < 2:
-        return Agreement(math.nan, "every pairable score is the same value, so no disagreement is expected", n_items)
+        return Agreement(math.nan, NO_DISAGREEMENT, n_items)
     alpha = krippendorff.alpha(reliability_data=values, level_of_measurement="interval")
     return Agreement(float(alpha), None, n_items)
 
@@ -90,11 +96,39 @@ def mean_pearson(agreements: Mapping[str, Agreement], what: str) -> Agreement:
     return Agreement(float(np.mean(defined)), None, max(agreement.n_items for agreement in agreements.values()))
 
 
+def rater_pairs(annotator_ids: Iterable[str], with_judge: bool) -> list[tuple[str, str]]:
+    """Every unordered pair of raters once, in an order that does not depend on which samples are scored yet:
+    the judge (named :data:`JUDGE`) with each annotator first, then the annotators in sorted order."""
+    raters = [*([JUDGE] if with_judge else []), *sorted(annotator_ids)]
+    if len(set(raters)) < len(raters):
+        raise ValueError(f"rater names must be distinct (an annotator may not be named {JUDGE!r}): {raters}")
+    return list(combinations(raters, 2))
+
+
+def pair_alpha_name(first: str, second: str) -> str:
+    """The metric name of α between two raters."""
+    return f"alpha/pair/{first}/{second}"
+
+
+def pairwise_alpha(
+    annotators: Mapping[str, Sequence[float | None]], judge: Sequence[float | None] | None = None
+) -> dict[str, Agreement]:
+    """Interval α of each pair of raters over the units both scored (the cells of the paper's Figures 5-7), by
+    :func:`pair_alpha_name` in the order of :func:`rater_pairs`. A pair is NaN with the reason when it shares no
+    unit or gives one value throughout; one constant rater beside a varying one has a defined (low) α."""
+    raters = {**annotators, **({} if judge is None else {JUDGE: judge})}
+    return {
+        pair_alpha_name(first, second): interval_alpha([raters[first], raters[second]])
+        for first, second in rater_pairs(annotators, judge is not None)
+    }
+
+
 def agreement_report(
     annotators: Mapping[str, Sequence[float | None]], judge: Sequence[float | None] | None = None
 ) -> dict[str, Agreement]:
-    """``alpha/annotators`` and ``pearson/annotator_pairs``; with a judge also ``alpha/with_judge``,
-    ``pearson/annotator/<id>`` (the judge with each annotator) and their mean ``pearson/judge_vs_annotators``."""
+    """``alpha/annotators``, ``pearson/annotator_pairs`` and α per pair of annotators (``alpha/pair/<a>/<b>``);
+    with a judge also ``alpha/with_judge``, ``pearson/annotator/<id>`` (the judge with each annotator), their
+    mean ``pearson/judge_vs_annotators`` and α of the judge with each annotator (``alpha/pair/judge/<id>``)."""
     report = {
         "alpha/annotators": interval_alpha(list(annotators.values())),
         "pearson/annotator_pairs": mean_pairwise_pearson(annotators),
@@ -105,4 +139,4 @@ def agreement_report(
         for annotator, agreement in with_each.items():
             report[f"pearson/annotator/{annotator}"] = agreement
         report["pearson/judge_vs_annotators"] = mean_pearson(with_each, "annotator")
-    return report
+    return {**report, **pairwise_alpha(annotators, judge)}

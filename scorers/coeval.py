@@ -2,9 +2,10 @@
 
 Scores come from :func:`scorers.adherence.criterion_ratings` (one value per criterion and ``overall``); the
 statistics are :mod:`scorers.correlation` (Pearson and Spearman with bootstrap CIs, the paper's Tables 5-7)
-and :mod:`scorers.agreement` (Krippendorff's α and the judge's Pearson with each annotator, its Figure 5 and
-Table 10). Each sample's metadata carries ``human`` (criterion or ``overall`` -> human mean),
-``annotators`` (the same keys -> one score per annotator, aligned with ``annotator_ids``).
+and :mod:`scorers.agreement` (Krippendorff's α of all raters and of each pair of raters, and the judge's Pearson
+with each annotator: its Figures 5-7 and Table 10). Each sample's metadata carries ``human`` (criterion or
+``overall`` -> human mean), ``annotators`` (the same keys -> one score per annotator, aligned with
+``annotator_ids``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 from inspect_ai.scorer import Metric, SampleScore, metric
 
 from scorers.adherence import PARSE_FAILURES
-from scorers.agreement import agreement_report
+from scorers.agreement import JUDGE, NO_DISAGREEMENT, agreement_report, pair_alpha_name
 from scorers.correlation import CONSTANT_JUDGE, Method, correlation
 from scorers.values import as_float, json_fallbacks
 
@@ -26,6 +27,8 @@ OVERALL = "overall"
 CORRELATIONS: tuple[Method, ...] = ("pearson", "spearman")
 JUDGE_CONSTANT = "first rater gives every shared item the same score"
 """How :func:`scorers.agreement.pearson` says that the judge (its first rater) is constant."""
+JUDGE_PAIRS = pair_alpha_name(JUDGE, "")
+"""The prefix of α between the judge and one annotator (``alpha/pair/judge/<id>``)."""
 
 Row = tuple[Mapping[str, Any], Mapping[str, Any]]
 """A scored sample: its score value and its metadata."""
@@ -92,7 +95,8 @@ def coeval_report(
     rows: Sequence[Row], criteria: Sequence[str], criterion_scores: bool = True
 ) -> tuple[dict[str, float], list[tuple[str, str]]]:
     """Every statistic of :func:`coeval_agreement` from the scored rows, and ``(statistic, reason)`` for each
-    one that is undefined because the judge is constant (the one computation behind both harnesses)."""
+    one that is undefined because the judge is constant (the one computation behind both harnesses). α of the
+    judge with one annotator is undefined only when both give one and the same value throughout."""
     report: dict[str, float] = {}
     constant_judge: list[tuple[str, str]] = []
     for key in [*criteria, OVERALL] if criterion_scores else [OVERALL]:
@@ -108,6 +112,8 @@ def coeval_report(
         report[name] = value
         if reason is not None and JUDGE_CONSTANT in reason:
             constant_judge.append((name, reason.replace("the first rater", "the judge")))
+        elif reason == NO_DISAGREEMENT and name.startswith(JUDGE_PAIRS):
+            constant_judge.append((name, reason))
     report.update(json_fallbacks(value for value, _ in rows))
     report[PARSE_FAILURES] = float(sum(as_float(value.get(PARSE_FAILURES, 0.0)) for value, _ in rows))
     return report, constant_judge
@@ -115,12 +121,14 @@ def coeval_report(
 
 @metric
 def coeval_agreement(criteria: Sequence[str], criterion_scores: bool = True) -> Metric:
-    """Correlations with the human mean per criterion and overall, Krippendorff's α and per-annotator Pearson.
+    """Correlations with the human mean per criterion and overall, Krippendorff's α (of all raters and per pair
+    of raters, ``alpha/pair/<first>/<second>``) and per-annotator Pearson.
 
     ``criterion_scores`` is False in direct mode, where the judge gives the overall score only: then no
     criterion correlations are logged, and criterion-level agreement is the annotators' alone. Criterion-level
     α pools every (item, criterion) unit; the ``/overall`` variants use each annotator's mean over the
-    criteria. Undefined values are NaN; a constant judge is named once in the task's output.
+    criteria. Undefined values are NaN; a constant judge is named once in the task's output. Recomputed on
+    whatever samples are scored so far, so a rater missing from some units only leaves those units out.
     """
     reported: set[tuple[str, str]] = set()
 

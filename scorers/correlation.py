@@ -111,17 +111,27 @@ def correlation(
             method="percentile",
             rng=np.random.default_rng(seed),
         ).bootstrap_distribution
-    low, high = _percentile_interval(resampled, confidence)
+    low, high = percentile_interval(resampled, confidence)
     return CorrelationEstimate(value, low, high, int(judge_scores.size))
 
 
-def _percentile_interval(resampled: np.ndarray, confidence: float) -> tuple[float, float]:
-    """The percentile interval of the bootstrap statistics, NaN when too many resamples were undefined."""
+def percentile_interval(resampled: np.ndarray, confidence: float, estimate: float | None = None) -> tuple[float, float]:
+    """The percentile interval of the bootstrap statistics, NaN when too many resamples were undefined.
+
+    Given the ``estimate``, the interval is bias-corrected (Efron's BC): where a share ``b`` of the resamples falls
+    below the estimate, the percentiles taken are ``Φ(2·Φ⁻¹(b) ± z)`` instead of ``Φ(±z)``, so that a bootstrap
+    distribution shifted away from the estimate does not shift the interval with it; half the resamples below
+    (``b = 0.5``) gives the plain percentile interval."""
     defined = resampled[np.isfinite(resampled)]
     if defined.size < 2 or defined.size < (1 - MAX_UNDEFINED_RESAMPLES) * resampled.size:
         return math.nan, math.nan
-    tail = (1 - confidence) / 2 * 100
-    low, high = np.percentile(defined, [tail, 100 - tail])
+    tail = (1 - confidence) / 2
+    quantiles = np.array([tail, 1 - tail])
+    if estimate is not None:
+        below = (np.count_nonzero(defined < estimate) + 0.5 * np.count_nonzero(defined == estimate)) / defined.size
+        bias = stats.norm.ppf(np.clip(below, 0.5 / defined.size, 1 - 0.5 / defined.size))
+        quantiles = stats.norm.cdf(2 * bias + stats.norm.ppf(quantiles))
+    low, high = np.quantile(defined, quantiles)
     return float(low), float(high)
 
 
@@ -197,7 +207,7 @@ def mean_pearson_interval(
             method="percentile",
             rng=np.random.default_rng(seed),
         ).bootstrap_distribution
-    low, high = _percentile_interval(resampled, confidence)
+    low, high = percentile_interval(resampled, confidence)
     if math.isnan(low):
         share = float(np.mean(~np.isfinite(resampled)))
         return Interval(

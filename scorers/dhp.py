@@ -8,6 +8,7 @@ and the number of unparsable answers.
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -17,12 +18,14 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import TaskState
 
 from scorers.answer_parsing import AnswerFormat, AnswerShape, read_answer
-from scorers.discernment import Combination, ScoreRecord, discernment_report
+from scorers.discernment import BOOTSTRAP_RESAMPLES, Combination, ScoreRecord, discernment_report
 from scorers.unparsed import register_warning_hook, unparsed_record
 from scorers.values import JSON_FALLBACKS, as_float, headlines_first, json_fallbacks
 from solvers.geval import ANSWERS_STORE_KEY
 from solvers.judge import PROMPTS_STORE_KEY
 from solvers.logprob_scoring import DEFAULT_MIN_MASS, rating_details, stored_rating
+
+logger = logging.getLogger(__name__)
 
 ANSWERS_KEY = "answers/{}"
 """Score-value key: how many answers the judge gave for a metric."""
@@ -43,23 +46,33 @@ def dhp_discernment(
     metrics: Sequence[str],
     expert_weights: Mapping[str, Mapping[str, float]] | None = None,
     combine: Combination = "hmp",
+    bootstrap_resamples: int = BOOTSTRAP_RESAMPLES,
 ) -> Metric:
-    """D_avg, D_min (with and without expert weights), D per perturbation, p-values and parse failures.
+    """D_avg, D_min (with and without expert weights), D per perturbation, their item-bootstrap intervals, p-values
+    and parse failures.
 
     Copes with partial results (inspect computes metrics while a run is in progress): items whose
     original or perturbed variant is not scored yet simply do not form pairs. Parse failures are
     summed over samples from the score values; with several epochs and the mean reducer each sample
     holds its mean per epoch, so ``parse_failures`` counts unparsable answers per epoch and
-    ``parse_failure_rate`` (failures / answers) is exact whatever the number of epochs.
+    ``parse_failure_rate`` (failures / answers) is exact whatever the number of epochs. Intervals that
+    the bootstrap leaves NaN while their D is defined are logged once per reason.
     """
+    reported: set[str] = set()
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        return discernment_metrics(
+        report, notes = discernment_metrics(
             ((sample_score.sample_metadata or {}, sample_score.score.value) for sample_score in scores),
             metrics,
             expert_weights,
             combine,
+            bootstrap_resamples,
         )
+        for note in notes:
+            if note not in reported:
+                reported.add(note)
+                logger.warning(note)
+        return report
 
     return compute
 
@@ -69,8 +82,10 @@ def discernment_metrics(
     metrics: Sequence[str],
     expert_weights: Mapping[str, Mapping[str, float]] | None = None,
     combine: Combination = "hmp",
-) -> dict[str, float]:
-    """The metric's numbers from ``(sample metadata, score value)`` pairs, for any harness."""
+    bootstrap_resamples: int = BOOTSTRAP_RESAMPLES,
+) -> tuple[dict[str, float], list[str]]:
+    """The metric's numbers from ``(sample metadata, score value)`` pairs, for any harness, and one line per reason
+    why intervals are NaN although their D is defined."""
     records = []
     failures = {name: 0.0 for name in metrics}
     answers = {name: 0.0 for name in metrics}
@@ -94,14 +109,24 @@ def discernment_metrics(
             )
             failures[name] += 0.0 if math.isnan(failed) else failed
             answers[name] += 0.0 if math.isnan(asked) else asked
-    report = discernment_report(records, metrics, expert_weights, combine).as_metrics()
+    dhp_report = discernment_report(records, metrics, expert_weights, combine, bootstrap_resamples)
+    report = dhp_report.as_metrics()
     report.update(json_fallbacks(values))
     report["parse_failures"] = sum(failures.values())
     report["parse_failure_rate"] = _rate(sum(failures.values()), sum(answers.values()))
     for name in metrics:
         report[f"parse_failures/{name}"] = failures[name]
         report[f"parse_failure_rate/{name}"] = _rate(failures[name], answers[name])
-    return headlines_first(report, HEADLINES)
+    notes = [
+        f"no bootstrap interval (NaN) for {_listed(names)}: {reason}"
+        for reason, names in dhp_report.undefined_intervals().items()
+    ]
+    return headlines_first(report, HEADLINES), notes
+
+
+def _listed(names: Sequence[str], shown: int = 4) -> str:
+    more = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
 
 
 def _rate(failures: float, answers: float) -> float:

@@ -1,4 +1,5 @@
-"""DHP statistics: paired Wilcoxon tests, harmonic-mean p-value combination and discernment scores.
+"""DHP statistics: paired Wilcoxon tests, harmonic-mean p-value combination, discernment scores and their
+item-bootstrap intervals.
 
 Plain NumPy/SciPy functions with no harness imports, so that the inspect-ai metric and the lm-eval
 aggregation compute exactly the same numbers (Wang et al., DHP, Section 4.3).
@@ -13,7 +14,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
+
+from scorers.correlation import MAX_UNDEFINED_RESAMPLES, Interval, percentile_interval
 
 SIGNIFICANCE = 0.05
 """D = log_0.05(p): a discernment of 1 is a p-value of exactly 0.05."""
@@ -24,6 +27,26 @@ P_FLOOR = float(np.finfo(float).tiny)
 LEVELS = ("character", "word", "sentence")
 
 Combination = Literal["hmp", "paper", "wilson"]
+
+BOOTSTRAP_RESAMPLES = 1000
+"""Item resamples behind every interval (the ``bootstrap_resamples`` option; 0 leaves the bounds NaN)."""
+
+BOOTSTRAP_SEED = 0
+"""Seed of the numpy Generator that draws the item resamples."""
+
+BOOTSTRAP_CONFIDENCE = 0.95
+"""Level of the percentile intervals."""
+
+MIN_BOOTSTRAP_ITEMS = 2
+"""With fewer items that have a pair, every resample is the data itself: no interval."""
+
+EXACT_MAX_PAIRS = 50
+"""scipy.stats.wilcoxon's ``method="auto"`` uses the exact null distribution up to this many pairs when no
+|difference| is tied and none is zero ..."""
+
+PERMUTATION_MAX_PAIRS = 13
+"""... and, with ties or zeros, the permutation test over all 2^n sign flips up to this many pairs (exact, as
+2^13 is below its 9,999 resamples); the normal approximation otherwise."""
 
 _LANDAU_LOCATION = 1.0 - float(np.euler_gamma) + math.log(math.pi / 2)
 """Wilson (2019): 1/HMP of L null p-values is Landau with location log(L) + 0.874 and scale pi/2."""
@@ -57,17 +80,6 @@ def _check_weights(weights: Mapping[str, float]) -> None:
         raise ValueError(f"expert weights must not be negative: {dict(weights)}")
 
 
-def _normalised_weights(p_values: Mapping[str, float], weights: Mapping[str, float]) -> dict[str, float]:
-    missing = sorted(set(p_values) - set(weights))
-    if missing:
-        raise ValueError(f"expert weights have no entry for metric(s) {missing}")
-    _check_weights(weights)
-    total = sum(weights[name] for name in p_values)
-    if total <= 0:
-        raise ValueError(f"expert weights sum to zero over metrics {sorted(p_values)}")
-    return {name: weights[name] / total for name in p_values}
-
-
 def combine_p_values(
     p_values: Mapping[str, float],
     weights: Mapping[str, float] | None = None,
@@ -87,30 +99,54 @@ def combine_p_values(
     """
     if method not in ("hmp", "paper", "wilson"):
         raise ValueError(f"unknown p-value combination {method!r}; use 'hmp', 'paper' or 'wilson'")
-    p_values = {name: p for name, p in p_values.items() if not math.isnan(p)}
-    if not p_values:
+    names = [name for name, p in p_values.items() if not math.isnan(p)]
+    if not names:
         return math.nan
-    floored = {name: max(p, P_FLOOR) for name, p in p_values.items()}
-    if method == "paper" and weights is None:
-        return min(1.0, 1.0 / sum(1.0 / p for p in floored.values()))
+    weight_row = None
     if weights is not None:
         _check_weights(weights)
-        if sum(weights.get(name, 0.0) for name in floored) == 0 and any(weights.values()):
-            return math.nan
-    normalised = _normalised_weights(floored, weights or {name: 1.0 for name in floored})
-    inverse_hmp = sum(normalised[name] / p for name, p in floored.items())
-    if method == "wilson":
-        landau_x = (inverse_hmp - math.log(len(floored)) - _LANDAU_LOCATION) / (math.pi / 2)
-        return float(min(1.0, stats.landau.sf(landau_x)))
-    return min(1.0, 1.0 / inverse_hmp)
+        if sum(weights.get(name, 0.0) for name in names) == 0:
+            if any(weights.values()):
+                return math.nan
+            raise ValueError(f"expert weights sum to zero over metrics {sorted(names)}")
+        missing = sorted(set(names) - set(weights))
+        if missing:
+            raise ValueError(f"expert weights have no entry for metric(s) {missing}")
+        weight_row = np.array([weights[name] for name in names], dtype=float)
+    return float(_combine_rows(np.array([p_values[name] for name in names], dtype=float), weight_row, method))
+
+
+def _combine_rows(p_values: np.ndarray, weights: np.ndarray | None, method: Combination) -> np.ndarray:
+    """:func:`combine_p_values` over the last axis of ``p_values`` (metrics; NaN: left out), for any number of
+    rows at once; ``weights`` (validated, broadcast against ``p_values``) are left out with their p-values, and a row
+    whose weights on the p-values it has sum to zero is NaN."""
+    present = ~np.isnan(p_values)
+    n_present = present.sum(axis=-1)
+    floored = np.where(present, np.maximum(p_values, P_FLOOR), 1.0)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if method == "paper" and weights is None:
+            combined = np.minimum(1.0, 1.0 / np.where(present, 1.0 / floored, 0.0).sum(axis=-1))
+        else:
+            kept = np.where(present, 1.0 if weights is None else weights, 0.0)
+            total = kept.sum(axis=-1)
+            inverse_hmp = (kept / total[..., None] / floored).sum(axis=-1)
+            if method == "wilson":
+                landau_x = (inverse_hmp - np.log(n_present) - _LANDAU_LOCATION) / (math.pi / 2)
+                combined = np.minimum(1.0, stats.landau.sf(landau_x))
+            else:
+                combined = np.minimum(1.0, 1.0 / inverse_hmp)
+            combined = np.where(total > 0, combined, np.nan)
+    return np.where(n_present > 0, combined, np.nan)
 
 
 def discernment(p_value: float) -> float:
     """D = log_0.05(p), with p floored at the smallest positive float; 0 for p = 1, NaN for an undefined p."""
-    if math.isnan(p_value):
-        return math.nan
-    p = min(1.0, max(p_value, P_FLOOR))
-    return max(0.0, math.log(p) / math.log(SIGNIFICANCE))
+    return float(_discernment_rows(np.asarray(p_value, dtype=float)))
+
+
+def _discernment_rows(p_values: np.ndarray) -> np.ndarray:
+    """:func:`discernment` of every element (adding 0.0 makes p = 1 give 0, not -0)."""
+    return np.log(np.clip(p_values, P_FLOOR, 1.0)) / np.log(SIGNIFICANCE) + 0.0
 
 
 def level_balanced_mean(values: Mapping[str, float], levels: Mapping[str, str]) -> float:
@@ -118,13 +154,102 @@ def level_balanced_mean(values: Mapping[str, float], levels: Mapping[str, str]) 
 
     Only defined (non-NaN) values count; a level without any drops out. NaN when nothing is defined.
     """
-    by_level: dict[str, list[float]] = {}
-    for name, value in values.items():
-        if not math.isnan(value):
-            by_level.setdefault(levels[name], []).append(value)
-    if not by_level:
-        return math.nan
-    return float(np.mean([np.mean(level_values) for level_values in by_level.values()]))
+    row = np.array([list(values.values())], dtype=float)
+    return float(_level_balanced_rows(row, [levels[name] for name in values])[0])
+
+
+def _level_balanced_rows(values: np.ndarray, levels: Sequence[str]) -> np.ndarray:
+    """:func:`level_balanced_mean` of each row of ``values`` (one column per perturbation, of level ``levels[k]``)."""
+    level_means = []
+    for level in dict.fromkeys(levels):
+        columns = values[:, [k for k, of in enumerate(levels) if of == level]]
+        defined = ~np.isnan(columns)
+        count = defined.sum(axis=1)
+        with np.errstate(invalid="ignore"):
+            level_means.append(np.where(count > 0, np.where(defined, columns, 0.0).sum(axis=1) / count, np.nan))
+    if not level_means:
+        return np.full(len(values), np.nan)
+    means = np.stack(level_means, axis=1)
+    defined = ~np.isnan(means)
+    count = defined.sum(axis=1)
+    with np.errstate(invalid="ignore"):
+        return np.where(count > 0, np.where(defined, means, 0.0).sum(axis=1) / count, np.nan)
+
+
+def interval_names(metric: str) -> tuple[str, str]:
+    """The names of a metric's bounds, ``<base>_ci_low<suffix>`` and ``<base>_ci_high<suffix>`` (``D/typos``:
+    ``D_ci_low/typos``; ``D_avg``: ``D_avg_ci_low``), the suites' naming, which judge-report reads."""
+    base, slash, suffix = metric.partition("/")
+    return f"{base}_ci_low{slash}{suffix}", f"{base}_ci_high{slash}{suffix}"
+
+
+def resampled_items(n_items: int, n_resamples: int, seed: int = BOOTSTRAP_SEED) -> np.ndarray:
+    """The item bootstrap's draws, ``(n_resamples, n_items)`` item indices drawn with replacement by a numpy
+    Generator seeded with ``seed``, so that the same records always give the same bounds."""
+    return np.random.default_rng(seed).integers(0, n_items, size=(n_resamples, n_items))
+
+
+def wilcoxon_greater_resampled(differences: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """:func:`wilcoxon_greater` of every resample at once, equal to scipy's p-value on each.
+
+    ``differences[i]`` is item i's original-minus-perturbed score (NaN: no pair) and ``counts[b, i]`` how often
+    resample b draws item i. A resample's ranks, tie groups and signed-rank sum follow from how many of its
+    pairs fall on each distinct |difference|, so no resample is expanded or sorted. scipy's ``method="auto"``
+    is decided per resample, as scipy decides it for one sample: its exact distribution (no tied |difference|,
+    no zero, at most :data:`EXACT_MAX_PAIRS` pairs) and its permutation test over every sign flip (ties or
+    zeros, at most :data:`PERMUTATION_MAX_PAIRS` pairs) are both the share of sign flips that reach the
+    observed sum, which :func:`_sign_flip_counts` counts exactly; other resamples get scipy's normal
+    approximation with its tie correction and without continuity correction.
+    """
+    paired = ~np.isnan(differences)
+    nonzero = np.flatnonzero(paired & (differences != 0))
+    magnitudes, group = np.unique(np.abs(differences[nonzero]), return_inverse=True)
+    tally = np.zeros((differences.size, 2 * magnitudes.size))
+    tally[nonzero, group] = 1.0
+    positive = differences[nonzero] > 0
+    tally[nonzero[positive], magnitudes.size + group[positive]] = 1.0
+    drawn = np.asarray(counts, dtype=float)
+    tied, tied_positive = np.split(drawn @ tally, 2, axis=1)
+    n_pairs = drawn @ paired.astype(float)
+    n = tied.sum(axis=1)
+    ranks = np.cumsum(tied, axis=1) - tied + (tied + 1) / 2
+    rank_sum = (tied_positive * ranks).sum(axis=1)
+
+    mean = n * (n + 1.0) * 0.25
+    variance = n * (n + 1.0) * (2.0 * n + 1.0)
+    standard_error = np.sqrt((variance - (tied**3 - tied).sum(axis=1) / 2) / 24)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p_values = special.ndtr(-(rank_sum - mean) / standard_error)
+    untied = (tied <= 1).all(axis=1) & (n == n_pairs)
+    counted = (n > 0) & ((n_pairs <= PERMUTATION_MAX_PAIRS) | ((n_pairs <= EXACT_MAX_PAIRS) & untied))
+    for rows in (counted & (n <= PERMUTATION_MAX_PAIRS), counted & (n > PERMUTATION_MAX_PAIRS)):
+        if rows.any():
+            reached = _sign_flip_counts(2 * ranks[rows], tied[rows], 2 * rank_sum[rows])
+            p_values[rows] = reached / 2.0 ** n[rows]
+    p_values[n == 0] = 1.0
+    p_values[np.isnan(p_values)] = 1.0
+    p_values[n_pairs == 0] = np.nan
+    return p_values
+
+
+def _sign_flip_counts(doubled_ranks: np.ndarray, tied: np.ndarray, threshold: np.ndarray) -> np.ndarray:
+    """Per row, how many of the 2^n sign patterns of its n nonzero differences give a signed-rank sum of at least
+    ``threshold``. Ranks are doubled so that average ranks are integers; the null distribution is built by
+    convolving one difference at a time (``tied[r, v]`` differences of doubled rank ``doubled_ranks[r, v]``), in
+    whole numbers, which float64 holds exactly (at most 2^50 patterns)."""
+    per_row = tied.sum(axis=1).astype(int)
+    sums = np.arange(int((doubled_ranks * tied).sum(axis=1).max()) + 1)
+    ways = np.zeros((len(tied), sums.size))
+    ways[:, 0] = 1.0
+    run_ends = np.cumsum(tied, axis=1)
+    rows = np.arange(len(tied))
+    for slot in range(per_row.max()):
+        value = np.minimum((run_ends <= slot).sum(axis=1), tied.shape[1] - 1)
+        active = slot < per_row
+        source = sums[None, :] - np.where(active, doubled_ranks[rows, value], 0).astype(int)[:, None]
+        shifted = np.take_along_axis(ways, np.maximum(source, 0), axis=1)
+        ways = ways + np.where((source >= 0) & active[:, None], shifted, 0.0)
+    return np.where(sums[None, :] >= threshold[:, None], ways, 0.0).sum(axis=1)
 
 
 @dataclass(frozen=True)
@@ -159,13 +284,18 @@ class PerturbationResult:
 
 @dataclass
 class DiscernmentReport:
-    """Per-perturbation results and their summaries over the perturbations whose D is defined."""
+    """Per-perturbation results, their summaries over the perturbations whose D is defined, and an item-bootstrap
+    interval for every D."""
 
     perturbations: dict[str, PerturbationResult] = field(default_factory=dict)
     D_avg: float = math.nan
     D_min: float = math.nan
     D_avg_EW: float = math.nan
     D_min_EW: float = math.nan
+    intervals: dict[str, Interval] = field(default_factory=dict)
+    """The percentile interval of every discernment score, by its metric name (``D_avg``, ``D/typos``, ...)."""
+    resampled: dict[str, np.ndarray] = field(default_factory=dict)
+    """Every discernment score recomputed on each item resample, by its metric name (empty without a bootstrap)."""
 
     @property
     def n_undefined(self) -> int:
@@ -177,19 +307,35 @@ class DiscernmentReport:
         """Perturbations whose expert-weighted D is NaN: no pairs on the metrics that carry weight."""
         return sum(1 for result in self.perturbations.values() if math.isnan(result.D_ew))
 
+    def discernment_scores(self) -> dict[str, float]:
+        """Every discernment score by its metric name: the summaries, then D and expert-weighted D per perturbation."""
+        scores = {"D_avg": self.D_avg, "D_min": self.D_min, "D_avg_EW": self.D_avg_EW, "D_min_EW": self.D_min_EW}
+        for name, result in self.perturbations.items():
+            scores[f"D/{name}"] = result.D
+            scores[f"D_EW/{name}"] = result.D_ew
+        return scores
+
+    def undefined_intervals(self) -> dict[str, list[str]]:
+        """Why the bootstrap left intervals NaN although their score is defined (too many resamples without a pair),
+        each reason with the metrics it concerns. Too few items is left out: it is plain from the data, and it is
+        how every run in progress starts."""
+        scores = self.discernment_scores()
+        reasons: dict[str, list[str]] = {}
+        for name, interval in self.intervals.items():
+            if interval.reason is not None and name in self.resampled and not math.isnan(scores[name]):
+                reasons.setdefault(interval.reason, []).append(name)
+        return reasons
+
     def as_metrics(self) -> dict[str, float]:
         """Flat name -> value mapping, the form both harnesses log."""
-        flat: dict[str, float] = {
-            "D_avg": self.D_avg,
-            "D_min": self.D_min,
-            "D_avg_EW": self.D_avg_EW,
-            "D_min_EW": self.D_min_EW,
-            "n_undefined": float(self.n_undefined),
-            "n_undefined_EW": float(self.n_undefined_EW),
-        }
-        for name, result in self.perturbations.items():
-            flat[f"D/{name}"] = result.D
-            flat[f"D_EW/{name}"] = result.D_ew
+        scores = self.discernment_scores()
+        flat: dict[str, float] = {name: scores[name] for name in ("D_avg", "D_min", "D_avg_EW", "D_min_EW")}
+        flat["n_undefined"] = float(self.n_undefined)
+        flat["n_undefined_EW"] = float(self.n_undefined_EW)
+        flat.update(scores)
+        for name, interval in self.intervals.items():
+            low, high = interval_names(name)
+            flat[low], flat[high] = interval.low, interval.high
         for name, result in self.perturbations.items():
             flat[f"n_metrics_without_pairs/{name}"] = float(result.n_metrics_without_pairs)
             for metric, p_value in result.p_values.items():
@@ -212,6 +358,8 @@ def discernment_report(
     metrics: Sequence[str],
     expert_weights: Mapping[str, Mapping[str, float]] | None = None,
     combine: Combination = "hmp",
+    bootstrap_resamples: int = BOOTSTRAP_RESAMPLES,
+    bootstrap_seed: int = BOOTSTRAP_SEED,
 ) -> DiscernmentReport:
     """Pair each perturbed text with its original and compute the full DHP report.
 
@@ -220,6 +368,9 @@ def discernment_report(
     no p-value (NaN) and is left out of the combination; a perturbation without pairs on any metric
     has no D (NaN), and ``D_avg``/``D_min`` summarise the defined values only. ``expert_weights`` maps
     a perturbation id to metric weights; a perturbation without an entry splits its weight equally.
+
+    Every D gets a :data:`BOOTSTRAP_CONFIDENCE` percentile interval from ``bootstrap_resamples`` item
+    resamples drawn with ``bootstrap_seed`` (:func:`item_bootstrap`).
     """
     originals: dict[str, Mapping[str, float]] = {}
     perturbed: dict[str, dict[str, Mapping[str, float]]] = {}
@@ -236,21 +387,27 @@ def discernment_report(
             perturbed.setdefault(record.perturbation, {})[record.item_id] = record.scores
             levels[record.perturbation] = record.level
 
+    names = sorted(perturbed, key=lambda n: (LEVELS.index(levels[n]), n))
+    pairs = {
+        (name, metric): {
+            item: (originals[item][metric], scores[metric])
+            for item, scores in perturbed[name].items()
+            if item in originals and _finite(originals[item].get(metric)) and _finite(scores.get(metric))
+        }
+        for name in names
+        for metric in metrics
+    }
+    weights = {name: (expert_weights or {}).get(name) or {metric: 1.0 for metric in metrics} for name in names}
     report = DiscernmentReport()
-    for name in sorted(perturbed, key=lambda n: (LEVELS.index(levels[n]), n)):
+    for name in names:
         p_values: dict[str, float] = {}
         n_pairs: dict[str, int] = {}
         for metric in metrics:
-            pairs = [
-                (originals[item][metric], scores[metric])
-                for item, scores in perturbed[name].items()
-                if item in originals and _finite(originals[item].get(metric)) and _finite(scores.get(metric))
-            ]
-            n_pairs[metric] = len(pairs)
-            p_values[metric] = wilcoxon_greater([o for o, _ in pairs], [p for _, p in pairs])
-        weights = (expert_weights or {}).get(name) or {metric: 1.0 for metric in metrics}
+            paired = pairs[name, metric].values()
+            n_pairs[metric] = len(paired)
+            p_values[metric] = wilcoxon_greater([o for o, _ in paired], [p for _, p in paired])
         p = combine_p_values(p_values, None, combine)
-        p_ew = combine_p_values(p_values, weights, combine)
+        p_ew = combine_p_values(p_values, weights[name], combine)
         report.perturbations[name] = PerturbationResult(
             perturbation=name,
             level=levels[name],
@@ -269,4 +426,86 @@ def discernment_report(
     report.D_min = _defined_min(d.values())
     report.D_avg_EW = level_balanced_mean(d_ew, level_of)
     report.D_min_EW = _defined_min(d_ew.values())
+
+    items, differences = _paired_differences(pairs, names, metrics)
+    if len(items) >= MIN_BOOTSTRAP_ITEMS and bootstrap_resamples >= 2:
+        weight_rows = np.array([[weights[name].get(metric, 0.0) for metric in metrics] for name in names])
+        draws = resampled_items(len(items), bootstrap_resamples, bootstrap_seed)
+        report.resampled = item_bootstrap(differences, names, [levels[n] for n in names], weight_rows, combine, draws)
+    report.intervals = {
+        name: _bootstrap_interval(report.resampled.get(name), score, len(items), bootstrap_resamples)
+        for name, score in report.discernment_scores().items()
+    }
     return report
+
+
+def _paired_differences(
+    pairs: Mapping[tuple[str, str], Mapping[str, tuple[float, float]]], names: Sequence[str], metrics: Sequence[str]
+) -> tuple[list[str], np.ndarray]:
+    """The items with at least one pair, sorted by id (so that both harnesses draw the same resamples whatever
+    order their samples come in), and each pair's original-minus-perturbed score, ``(perturbation, metric,
+    item)``, NaN where an item has no pair."""
+    items = sorted({item for paired in pairs.values() for item in paired})
+    column = {item: i for i, item in enumerate(items)}
+    differences = np.full((len(names), len(metrics), len(items)), np.nan)
+    for k, name in enumerate(names):
+        for j, metric in enumerate(metrics):
+            for item, (original, perturbed) in pairs[name, metric].items():
+                differences[k, j, column[item]] = original - perturbed
+    return items, differences
+
+
+def item_bootstrap(
+    differences: np.ndarray,
+    perturbations: Sequence[str],
+    levels: Sequence[str],
+    weights: np.ndarray,
+    combine: Combination,
+    draws: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """Every discernment score recomputed on each item resample, by its metric name.
+
+    ``differences[k, j, i]``: item i's original-minus-perturbed score for perturbation k and metric j (NaN: no
+    pair); ``weights[k, j]``: the expert weight of metric j for perturbation k; ``draws[b]``: the items resample b
+    draws (:func:`resampled_items`). An item is drawn with all its perturbations and metrics, so the pairing
+    stays; each resample's p-values, combinations, D, ``D_avg`` and ``D_min`` are computed as for the data.
+    """
+    counts = np.zeros((len(draws), differences.shape[-1]))
+    np.add.at(counts, (np.arange(len(draws))[:, None], draws), 1.0)
+    p_values = np.stack(
+        [
+            np.stack([wilcoxon_greater_resampled(row, counts) for row in metric_rows], axis=-1)
+            for metric_rows in differences
+        ],
+        axis=1,
+    )
+    resampled: dict[str, np.ndarray] = {}
+    for suffix, metric_weights in (("", None), ("_EW", weights)):
+        d = _discernment_rows(_combine_rows(p_values, metric_weights, combine))
+        resampled[f"D_avg{suffix}"] = _level_balanced_rows(d, levels)
+        resampled[f"D_min{suffix}"] = np.fmin.reduce(d, axis=1)
+        resampled.update({f"D{suffix}/{name}": d[:, k] for k, name in enumerate(perturbations)})
+    return resampled
+
+
+def _bootstrap_interval(resampled: np.ndarray | None, score: float, n_items: int, n_resamples: int) -> Interval:
+    """The bias-corrected percentile interval of a score's bootstrap distribution (resampled D leans upwards:
+    see ``dhp_tasks/README.md``), or NaN bounds with the reason."""
+    if n_resamples < 2:
+        return Interval(math.nan, math.nan, f"{n_resamples} bootstrap resample(s); an interval needs at least 2")
+    if n_items < MIN_BOOTSTRAP_ITEMS:
+        return Interval(
+            math.nan, math.nan, f"{n_items} item(s) with a pair; the item bootstrap needs {MIN_BOOTSTRAP_ITEMS}"
+        )
+    if math.isnan(score) or resampled is None:
+        return Interval(math.nan, math.nan, "the score itself is undefined")
+    low, high = percentile_interval(resampled, BOOTSTRAP_CONFIDENCE, score)
+    if math.isnan(low):
+        share = float(np.mean(np.isnan(resampled)))
+        return Interval(
+            low,
+            high,
+            f"{share:.1%} of the item resamples draw no item with a pair for it (at most "
+            f"{MAX_UNDEFINED_RESAMPLES:.0%} may)",
+        )
+    return Interval(low, high)

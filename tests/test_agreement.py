@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import math
 
+import krippendorff
 import pytest
 
-from scorers.agreement import agreement_report, interval_alpha, mean_pairwise_pearson, pearson, pearson_with_each
+from scorers.agreement import (
+    NO_DISAGREEMENT,
+    agreement_report,
+    interval_alpha,
+    mean_pairwise_pearson,
+    pairwise_alpha,
+    pearson,
+    pearson_with_each,
+)
 
 
 def test_alpha_two_raters_by_hand():
@@ -84,6 +93,7 @@ def test_report_names_and_pairwise_mean():
     # pairs: (A01, A02) = 1, (A01, A03) = -1, (A02, A03) = -1
     assert mean_pairwise_pearson(annotators).value == pytest.approx(-1 / 3)
     report = agreement_report(annotators, judge=[1, 2, 3])
+    pairs = ["judge/A01", "judge/A02", "judge/A03", "A01/A02", "A01/A03", "A02/A03"]
     assert set(report) == {
         "alpha/annotators",
         "alpha/with_judge",
@@ -92,8 +102,46 @@ def test_report_names_and_pairwise_mean():
         "pearson/annotator/A02",
         "pearson/annotator/A03",
         "pearson/judge_vs_annotators",
+        *(f"alpha/pair/{pair}" for pair in pairs),
     }
     assert report["pearson/annotator/A03"].value == pytest.approx(-1.0)
     # the judge equals A01: r = 1 with A01 and A02, -1 with A03 (Table 10's "LLM vs. HUE" is their mean)
     assert report["pearson/judge_vs_annotators"].value == pytest.approx(1 / 3)
     assert report["alpha/with_judge"].value == pytest.approx(interval_alpha([*annotators.values(), [1, 2, 3]]).value)
+
+
+def _package_alpha(first, second) -> float:
+    """The ``krippendorff`` package on two raters, the independent reference for the pair metrics."""
+    data = [[math.nan if value is None else value for value in rater] for rater in (first, second)]
+    return float(krippendorff.alpha(reliability_data=data, level_of_measurement="interval"))
+
+
+def test_pair_alphas_of_three_raters_by_hand_and_by_the_package():
+    annotators = {"B": [1, 2, 4, 3], "A": [1, 2, 3, None]}  # given out of order: names follow sorted ids
+    judge = [2, 2, 3, 5]
+    pairs = pairwise_alpha(annotators, judge)
+    assert list(pairs) == ["alpha/pair/judge/A", "alpha/pair/judge/B", "alpha/pair/A/B"]
+    # A/B: units (1,1), (2,2), (3,4), the fourth unit unpaired: the two-rater case above by hand, 36/41
+    assert pairs["alpha/pair/A/B"].value == pytest.approx(36 / 41, abs=1e-12)
+    assert pairs["alpha/pair/A/B"].n_items == 3
+    assert pairs["alpha/pair/judge/A"].value == pytest.approx(_package_alpha(judge, annotators["A"]), abs=1e-12)
+    assert pairs["alpha/pair/judge/B"].value == pytest.approx(_package_alpha(judge, annotators["B"]), abs=1e-12)
+    assert all(pair.reason is None for pair in pairs.values())
+    assert list(pairwise_alpha(annotators)) == ["alpha/pair/A/B"]  # without a judge: the annotator pairs
+
+
+def test_pair_alpha_of_a_constant_rater_is_nan_with_reason_only_beside_the_same_constant():
+    annotators = {"A01": [1, 2, 3, 4], "A02": [4, 4, 4, 4], "A03": [4, 4, None, 4]}
+    pairs = pairwise_alpha(annotators, judge=[None, None, None, None])
+    assert math.isnan(pairs["alpha/pair/A02/A03"].value)
+    assert pairs["alpha/pair/A02/A03"].reason == NO_DISAGREEMENT
+    # a constant rater beside one that varies: defined, and no better than chance
+    assert pairs["alpha/pair/A01/A02"].value == pytest.approx(_package_alpha([1, 2, 3, 4], [4, 4, 4, 4]))
+    assert pairs["alpha/pair/A01/A02"].value < 0
+    assert math.isnan(pairs["alpha/pair/judge/A01"].value)  # a judge that scored nothing yet
+    assert pairs["alpha/pair/judge/A01"].reason == "no item has scores from two raters"
+
+
+def test_an_annotator_named_like_the_judge_is_refused():
+    with pytest.raises(ValueError, match="may not be named 'judge'"):
+        pairwise_alpha({"judge": [1, 2], "A01": [1, 2]}, judge=[1, 2])

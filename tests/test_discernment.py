@@ -6,13 +6,17 @@ import pytest
 from scipy import stats
 
 from scorers.discernment import (
+    BOOTSTRAP_SEED,
     P_FLOOR,
+    Combination,
     ScoreRecord,
     combine_p_values,
     discernment,
     discernment_report,
     level_balanced_mean,
+    resampled_items,
     wilcoxon_greater,
+    wilcoxon_greater_resampled,
 )
 
 
@@ -131,7 +135,7 @@ def test_wilson_is_never_more_significant_than_paper_formula_for_many_metrics():
 
 def test_unknown_combination_is_an_error():
     with pytest.raises(ValueError, match="unknown p-value combination"):
-        combine_p_values({"a": 0.1}, method="fisher")  # type: ignore[arg-type]
+        combine_p_values({"a": 0.1}, method="fisher")
 
 
 def test_discernment_values():
@@ -259,3 +263,216 @@ def test_report_with_every_perturbation_undefined_is_nan():
 def test_report_requires_a_level_for_perturbed_records():
     with pytest.raises(ValueError, match="level must be one of"):
         discernment_report([ScoreRecord("i", "typos", None, {"m": 1.0})], ["m"])
+
+
+def _p_value_by_scipy(pairs: list[tuple[float, float]]) -> float:
+    """The point estimate's rule, written out with scipy: no pairs NaN, all pairs equal 1, otherwise scipy's p."""
+    if not pairs:
+        return math.nan
+    original, perturbed = (np.array(side, dtype=float) for side in zip(*pairs, strict=True))
+    if np.all(original == perturbed):
+        return 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        p_value = float(stats.wilcoxon(original, perturbed, alternative="greater").pvalue)
+    return 1.0 if math.isnan(p_value) else p_value
+
+
+def slow_bootstrap(
+    records: list[ScoreRecord],
+    metrics: list[str],
+    expert_weights: dict[str, dict[str, float]],
+    combine: Combination,
+    n_resamples: int,
+    seed: int,
+) -> dict[str, list[float]]:
+    """Every discernment score on every item resample, recomputed one resample, perturbation and metric at a time
+    with scipy.stats.wilcoxon, the combination, D and the summaries. Resamples drawing the same items (in any order)
+    are computed once: the scores do not depend on the order of the items."""
+    originals = {r.item_id: r.scores for r in records if r.perturbation == "original"}
+    perturbed: dict[str, dict[str, dict]] = {}
+    levels = {}
+    for record in records:
+        if record.perturbation != "original":
+            perturbed.setdefault(record.perturbation, {})[record.item_id] = record.scores
+            levels[record.perturbation] = record.level
+
+    def pair(item: str, name: str, metric: str) -> tuple[float, float] | None:
+        scores = perturbed[name].get(item)
+        if item not in originals or scores is None:
+            return None
+        original, changed = originals[item].get(metric, math.nan), scores.get(metric, math.nan)
+        return None if math.isnan(original) or math.isnan(changed) else (original, changed)
+
+    items = sorted({item for name in perturbed for item in perturbed[name] for m in metrics if pair(item, name, m)})
+
+    def one_resample(drawn: tuple[int, ...]) -> dict[str, float]:
+        d, d_ew = {}, {}
+        for name in perturbed:
+            p_values = {}
+            for metric in metrics:
+                pairs = [pair(items[i], name, metric) for i in drawn]
+                p_values[metric] = _p_value_by_scipy([found for found in pairs if found is not None])
+            weights = expert_weights.get(name) or dict.fromkeys(metrics, 1.0)
+            d[name] = discernment(combine_p_values(p_values, None, combine))
+            d_ew[name] = discernment(combine_p_values(p_values, weights, combine))
+        scores = {}
+        for suffix, values in (("", d), ("_EW", d_ew)):
+            defined = [value for value in values.values() if not math.isnan(value)]
+            scores[f"D_avg{suffix}"] = level_balanced_mean(values, levels)
+            scores[f"D_min{suffix}"] = min(defined) if defined else math.nan
+            scores.update({f"D{suffix}/{name}": value for name, value in values.items()})
+        return scores
+
+    computed: dict[tuple[int, ...], dict[str, float]] = {}
+    resampled: dict[str, list[float]] = {}
+    for draw in resampled_items(len(items), n_resamples, seed):
+        key = tuple(sorted(int(i) for i in draw))
+        if key not in computed:
+            computed[key] = one_resample(key)
+        for name, value in computed[key].items():
+            resampled.setdefault(name, []).append(value)
+    return resampled
+
+
+def _graded_records() -> list[ScoreRecord]:
+    """Four items, two metrics, three perturbations: ties, zero differences, one rating that did not parse, and a
+    perturbation the judge barely notices."""
+    original = {"a": [5, 4, 5, 4.5], "b": [4, 4, 5, 3.5]}
+    perturbed = {
+        ("typos", "character"): {"a": [3, 4, 2, 2.5], "b": [4, 3, math.nan, 2.5]},
+        ("swap", "word"): {"a": [5, 4, 4.5, 4.5], "b": [4, 4.5, 5, 3]},
+        ("reorder", "sentence"): {"a": [2, 3, 4, 2], "b": [1, 2, 2, 3]},
+    }
+    records = [ScoreRecord(f"i{i}", "original", None, {m: original[m][i] for m in original}) for i in range(4)]
+    for (name, level), scores in perturbed.items():
+        records += [ScoreRecord(f"i{i}", name, level, {m: scores[m][i] for m in scores}) for i in range(4)]
+    return records
+
+
+WEIGHTS = {"typos": {"a": 1.0, "b": 3.0}, "swap": {"a": 0.0, "b": 1.0}}
+
+
+def bias_corrected_bounds(values, estimate: float) -> tuple[float, float]:
+    """Efron's bias-corrected 95 % percentile bounds, written out here apart from the scorer's code."""
+    from scipy.stats import norm
+
+    defined = np.asarray(values, dtype=float)
+    defined = defined[np.isfinite(defined)]
+    share = (np.sum(defined < estimate) + 0.5 * np.sum(defined == estimate)) / defined.size
+    share = min(max(share, 0.5 / defined.size), 1 - 0.5 / defined.size)
+    low, high = np.percentile(defined, 100 * norm.cdf(2 * norm.ppf(share) + norm.ppf([0.025, 0.975])))
+    return float(low), float(high)
+
+
+def test_bias_correction_moves_the_percentiles_with_the_share_below_the_estimate():
+    from scorers.correlation import percentile_interval
+
+    resampled = np.arange(100.0)
+    # half the resamples below: the plain 2.5th and 97.5th percentiles
+    assert percentile_interval(resampled, 0.95, 49.5) == pytest.approx((2.475, 96.525))
+    assert percentile_interval(resampled, 0.95) == pytest.approx((2.475, 96.525))
+    # 80 % below (0..79): z0 = 0.8416, percentiles Phi(2 z0 -/+ 1.96) = 39.10 % and 99.987 % of 0..99
+    assert percentile_interval(resampled, 0.95, 79.5) == pytest.approx((38.709, 98.987), abs=0.001)
+
+
+def test_item_bootstrap_equals_a_slow_loop_over_the_same_resamples():
+    records = _graded_records()
+    report = discernment_report(records, ["a", "b"], WEIGHTS, bootstrap_resamples=300, bootstrap_seed=3)
+    slow = slow_bootstrap(records, ["a", "b"], WEIGHTS, "hmp", 300, 3)
+    assert set(report.resampled) == set(slow) == set(report.discernment_scores())
+    for name, values in slow.items():
+        assert report.resampled[name].tolist() == pytest.approx(values, rel=1e-12, nan_ok=True), name
+        low, high = bias_corrected_bounds(values, report.discernment_scores()[name])
+        assert (report.intervals[name].low, report.intervals[name].high) == pytest.approx((low, high), rel=1e-12)
+    assert len(set(slow["D/typos"])) > 5  # the resamples do differ
+
+
+def _counts(draws: np.ndarray, n_items: int) -> np.ndarray:
+    counts = np.zeros((len(draws), n_items))
+    np.add.at(counts, (np.arange(len(draws))[:, None], draws), 1.0)
+    return counts
+
+
+@pytest.mark.parametrize(
+    ("differences", "draws"),
+    [
+        # 20 distinct items of 30 untied differences: scipy's exact distribution beyond 13 pairs
+        (
+            np.linspace(0.3, -0.1, 30) + np.arange(30) * 1e-3,
+            [np.random.default_rng(b).permutation(30)[:20] for b in range(8)],
+        ),
+        # ties and zeros in up to 7 pairs: scipy's permutation test
+        (np.array([1.0, 0.5, 0.0, 1.0, -0.5, 2.0, math.nan, 1.5]), resampled_items(8, 8, seed=1)),
+        # about 60 pairs: scipy's normal approximation with the tie correction
+        (np.tile([1.0, 0.5, 0.0, -0.5, 2.0, math.nan], 12), resampled_items(72, 8, seed=1)),
+    ],
+    ids=["exact", "permutation", "asymptotic"],
+)
+def test_resampled_p_values_are_scipys(differences, draws):
+    expected = [_p_value_by_scipy([(d, 0.0) for d in differences[draw] if not math.isnan(d)]) for draw in draws]
+    counts = _counts(np.array(draws), len(differences))
+    assert wilcoxon_greater_resampled(differences, counts).tolist() == pytest.approx(expected, rel=1e-12)
+
+
+def test_interval_holds_the_d_of_a_clearly_discerning_judge():
+    rng = np.random.default_rng(0)
+    original = rng.integers(4, 6, 25).astype(float)
+    records = [ScoreRecord(f"i{i:02d}", "original", None, {"m": s}) for i, s in enumerate(original)]
+    for name, level, drop in (("typos", "character", 1.0), ("reorder", "sentence", 1.5)):
+        damaged = original - rng.choice([0.0, drop, 2 * drop], size=25, p=[0.2, 0.4, 0.4])
+        records += [ScoreRecord(f"i{i:02d}", name, level, {"m": s}) for i, s in enumerate(damaged)]
+    report = discernment_report(records, ["m"])
+    for name, score in report.discernment_scores().items():
+        interval = report.intervals[name]
+        assert score > 1 and interval.low <= score <= interval.high and interval.reason is None, (name, interval)
+    metrics = report.as_metrics()
+    assert metrics["D_ci_low/typos"] == report.intervals["D/typos"].low
+    assert {"D_avg_ci_high", "D_min_ci_low", "D_avg_EW_ci_low", "D_EW_ci_high/reorder"} <= set(metrics)
+
+
+def test_intervals_of_degenerate_data():
+    one_item = [ScoreRecord("i0", "original", None, {"m": 5.0}), ScoreRecord("i0", "typos", "character", {"m": 2})]
+    report = discernment_report(one_item, ["m"])
+    assert report.D_avg == pytest.approx(discernment(0.5))  # one pair gives a D; an interval needs two items
+    interval = report.intervals["D_avg"]
+    assert math.isnan(interval.low) and math.isnan(interval.high) and "1 item(s) with a pair" in str(interval.reason)
+    assert report.undefined_intervals() == {}  # plain from the data, and how every run in progress starts
+
+    constant = [
+        ScoreRecord(f"i{i}", v, lvl, {"m": 3.0})
+        for i in range(5)
+        for v, lvl in (("original", None), ("typos", "character"))
+    ]
+    bounds = discernment_report(constant, ["m"]).as_metrics()
+    assert (bounds["D_ci_low/typos"], bounds["D_ci_high/typos"], bounds["D_avg_ci_low"]) == (0.0, 0.0, 0.0)
+
+    unparsed = [
+        ScoreRecord(f"i{i}", v, lvl, {"m": math.nan})
+        for i in range(5)
+        for v, lvl in (("original", None), ("typos", "character"))
+    ]
+    assert all(
+        math.isnan(value) for name, value in discernment_report(unparsed, ["m"]).as_metrics().items() if "_ci_" in name
+    )
+
+    # a perturbation only one of twenty items has: most resamples have no pair for it
+    sparse = _records([5.0] * 20, {"typos": ("character", [1.0] * 20)})
+    sparse += [ScoreRecord("i0", "reorder", "sentence", {"m": 1.0})]
+    report = discernment_report(sparse, ["m"])
+    assert not math.isnan(report.perturbations["reorder"].D) and math.isnan(report.intervals["D/reorder"].low)
+    assert "of the item resamples draw no item with a pair" in str(report.intervals["D/reorder"].reason)
+    assert not math.isnan(report.intervals["D/typos"].low)
+    assert list(report.undefined_intervals().values()) == [["D/reorder", "D_EW/reorder"]]
+
+    off = discernment_report(_graded_records(), ["a", "b"], bootstrap_resamples=0)
+    assert off.resampled == {} and math.isnan(off.intervals["D_avg"].low)
+
+
+def test_intervals_are_seeded():
+    records = _graded_records()
+    first, again = (discernment_report(records, ["a", "b"], WEIGHTS).as_metrics() for _ in range(2))
+    other = discernment_report(records, ["a", "b"], WEIGHTS, bootstrap_seed=BOOTSTRAP_SEED + 1).as_metrics()
+    bounds = [name for name in first if "_ci_" in name]
+    assert [first[name] for name in bounds] == [again[name] for name in bounds]
+    assert [first[name] for name in bounds] != [other[name] for name in bounds]

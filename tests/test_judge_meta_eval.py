@@ -176,18 +176,24 @@ def test_one_command_runs_resumes_and_reports_two_judges(tmp_path):
     assert all(log.eval.metadata["preset"] == "quick" and log.eval.metadata["preset_version"] == 1 for log in finished)
 
     report = json.loads((tmp_path / "resumed" / "report" / "report.json").read_text())
-    columns = [info["metric"] for info in report["columns"]]
+    logged_metrics = {}
     checked = 0
-    for row in report["leaderboard"]["rows"]:
-        for column, cell in row["cells"].items():
-            metric = columns[report["leaderboard"]["columns"].index(column)]
-            logged = {
-                name: value.value
-                for score in read_eval_log(cell["log"]).results.scores
-                for name, value in score.metrics.items()
-            }[metric]
-            assert (cell["value"] is None and math.isnan(logged)) or cell["value"] == pytest.approx(logged)
-            checked += 1
+    for table in [report["leaderboard"], *report["suite_tables"]]:
+        metric_of = {info["label"]: info["metric"] for info in table["column_info"]}
+        for row in table["rows"]:
+            for column, cell in row["cells"].items():
+                # a leaderboard cell is the mean over the runs it pools, each from its own log
+                logged = []
+                for location in cell["log"].split(", "):
+                    if location not in logged_metrics:
+                        log = read_eval_log(location)
+                        logged_metrics[location] = {
+                            name: value.value for score in log.results.scores for name, value in score.metrics.items()
+                        }
+                    logged.append(logged_metrics[location][metric_of[column]])
+                expected = sum(logged) / len(logged)
+                assert (cell["value"] is None and math.isnan(expected)) or cell["value"] == pytest.approx(expected)
+                checked += 1
     assert checked >= 2 * 8
 
 

@@ -15,12 +15,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from inspect_ai.log import EvalLog
 
 from coeval_tasks import data as coeval_data
 from dhp_tasks.prompts import TEXT_KINDS
 from judge_data.human import load_criteria, load_items
 from lm_eval_tasks import TASK_DIR
 from lm_eval_tasks.tasks import TASKS
+from scorers.discernment import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, ScoreRecord, interval_names
 from scorers.values import JSON_ONLY_METRICS
 from solvers.criteria_lists import criteria_prompt
 from tests.cli import LM_EVAL, run_cli
@@ -29,6 +31,7 @@ from tests.fake_judge import Answer, judged_text, reads_request, serve
 from tests.test_adherence_integration import _ITEM as ADHERENCE_ITEM
 from tests.test_adherence_integration import knows_the_humans, unambiguous_seed
 from tests.test_coeval_criteria import coeval_folder, minilm  # noqa: F401 (minilm is a fixture)
+from tests.test_discernment import bias_corrected_bounds, slow_bootstrap
 from tests.test_inspect_integration import metrics_of, originals_of, run_inspect
 
 pytestmark = pytest.mark.integration
@@ -122,6 +125,19 @@ def by_prompt(answers: dict[str, Answer]) -> Answer:
     return answer
 
 
+def logged_records(log: EvalLog) -> list[ScoreRecord]:
+    """The ratings of every sample of a DHP log, as the metric's records, read straight from the samples' scores."""
+    metrics = log.eval.metadata["metrics"]
+    records = []
+    for sample in log.samples or []:
+        value = next(iter((sample.scores or {}).values())).value
+        assert isinstance(value, dict)
+        scores = {metric: float(value.get(metric, math.nan)) for metric in metrics}
+        meta = sample.metadata
+        records.append(ScoreRecord(str(meta["item_id"]), meta["perturbation"], meta.get("level"), scores))
+    return records
+
+
 def same(a: float, b: float) -> bool:
     return (math.isnan(a) and math.isnan(b)) or abs(a - b) <= 1e-9
 
@@ -151,13 +167,13 @@ def test_lm_eval_and_inspect_report_the_same_numbers(tmp_path, dhp_data, fbi_dat
             "setting=rubric",
         ),
     }
-    inspect_metrics, inspect_prompts = {}, {}
+    inspect_logs, inspect_prompts = {}, {}
     started = time.perf_counter()
     for name, (task, *args) in runs.items():
-        log, calls = run_inspect(task, judge, tmp_path / "inspect" / name, *args)
-        inspect_metrics[name] = metrics_of(log)
+        inspect_logs[name], calls = run_inspect(task, judge, tmp_path / "inspect" / name, *args)
         inspect_prompts[name] = {json.dumps(call["messages"]) for call in calls}
     inspect_seconds = time.perf_counter() - started
+    inspect_metrics = {name: metrics_of(log) for name, log in inspect_logs.items()}
 
     metadata = {
         "dhp_storycloze": {"data_dir": str(storycloze), "n": 4},
@@ -187,6 +203,18 @@ def test_lm_eval_and_inspect_report_the_same_numbers(tmp_path, dhp_data, fbi_dat
 
     dhp = lm_eval_metrics(results, "dhp_storycloze")
     assert 0 < dhp["D_min"] < dhp["D_avg"] < 236  # some discernment, not total: a real comparison
+    # every D's item-bootstrap bounds: defined, equal in both harnesses (compare above), and the bias-corrected
+    # percentiles of a plain loop over the same resamples of the inspect log's per-sample ratings
+    dhp_log = inspect_logs["dhp_storycloze"]
+    resampled = slow_bootstrap(
+        logged_records(dhp_log), dhp_log.eval.metadata["metrics"], dhp_log.eval.metadata["expert_weights"],
+        dhp_log.eval.metadata["combine"], BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED,
+    )  # fmt: skip
+    assert {"D_avg", "D_min_EW", "D/typos", "D_EW/typos"} <= set(resampled)
+    for name, values in resampled.items():
+        bounds, percentiles = interval_names(name), bias_corrected_bounds(values, dhp[name])
+        assert [dhp[bound] for bound in bounds] == pytest.approx(percentiles, rel=1e-9), name
+        assert all(same(inspect_metrics["dhp_storycloze"][bound], dhp[bound]) for bound in bounds), name
     fbi = lm_eval_metrics(results, "fbi_pairwise")
     assert 0 < fbi["flip_rate"] < 1 and fbi["parse_failures"] > 0
     assert 0 < lm_eval_metrics(results, "fbi_single_vanilla")["error_rate"] < 1
@@ -290,8 +318,18 @@ def test_lm_eval_and_inspect_report_the_same_coeval_numbers(tmp_path, minilm):  
     assert 0.3 < direct["pearson/overall"] < 1 and direct["parse_failures"] > 0
     assert direct["alpha/with_judge/overall"] < direct["alpha/annotators/overall"]
     assert "pearson/annotator/A03/overall" in direct and "pearson/simple_language" not in direct
+    # alpha per pair of raters: the annotator pairs on the criterion units, and with the judge on the overall score
+    ids = [f"A0{k}" for k in range(1, 6)]
+    annotator_pairs = [f"{first}/{second}" for i, first in enumerate(ids) for second in ids[i + 1 :]]
+    with_judge = [*(f"judge/{annotator}" for annotator in ids), *annotator_pairs]
+    pairs = {name: value for name, value in direct.items() if name.startswith("alpha/pair/")}
+    assert set(pairs) == {f"alpha/pair/{pair}" for pair in annotator_pairs} | {
+        f"alpha/pair/{pair}/overall" for pair in with_judge
+    }
+    inspect_direct = inspect_metrics["coeval_eli5_direct"]
+    assert all(not math.isnan(value) and same(inspect_direct[name], value) for name, value in pairs.items()), pairs
     assert results["higher_is_better"]["coeval_criteria_self_instruct"]["missed"] is False
-    assert len(rows) == 7 + 19
+    assert len(rows) == 7 + 19 + len(pairs)
 
 
 def compare(inspect_metrics: dict[str, float], results: dict, name: str) -> list[tuple[str, str, float, float]]:

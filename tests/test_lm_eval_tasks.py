@@ -194,7 +194,8 @@ def test_custom_task_reports_the_metrics_its_data_names(tmp_path):
     task = manager.load(["dhp_custom"])["tasks"]["dhp_custom"]
     assert type(task).__name__ == "UserDataTask"
     assert len(task.test_docs()) == 3 * 2  # originals and typos copies, one metric
-    data_named = ["D/typos", "D_EW/typos", "parse_failures/fluency", "parse_failure_rate/fluency"]
+    data_named = ["D/typos", "D_EW/typos", "D_ci_low/typos", "D_ci_high/typos", "D_EW_ci_low/typos"]
+    data_named += ["D_EW_ci_high/typos", "parse_failures/fluency", "parse_failure_rate/fluency"]
     assert task.data_metrics == data_named
     assert set(TASKS["dhp_custom"].metrics) | set(data_named) == set(task.aggregation())
     assert task.higher_is_better()["D/typos"] and not task.higher_is_better()["parse_failures/fluency"]

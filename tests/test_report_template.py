@@ -63,8 +63,10 @@ def test_hostile_judge_names_and_notes_are_escaped():
     assert [tag for tag, _ in page.tags].count("script") == 1
     assert HOSTILE in page.items
     assert f"openai/{HOSTILE} · fbi_single_vanilla (config 1): {HOSTILE}.eval" in page.items
-    (flagged,) = [attrs for tag, attrs in page.tags if tag == "td" and attrs.get("class") == "flagged"]
-    assert flagged["data-value"] == "0.25" and flagged["title"] == f"parse failures 15.0%; {HOSTILE}.eval"
+    flagged = [attrs for tag, attrs in page.tags if tag == "td" and attrs.get("class") == "flagged"]
+    # the leaderboard's error rate, and the FBI table's error rate and parse failures
+    assert [cell["data-value"] for cell in flagged] == ["0.25", "0.25", "3.0"]
+    assert {cell["title"] for cell in flagged} == {f"parse failures 15.0%; {HOSTILE}.eval"}
 
 
 def test_the_template_ships_in_the_installed_package(tmp_path):
