@@ -155,7 +155,8 @@ class TokenCounter:
             return self._text_tokens(request.messages[0][1])
         if self.tokenizer is not None and getattr(self.tokenizer, "chat_template", None):
             chat = [{"role": role, "content": text} for role, text in request.messages]
-            return len(self.tokenizer.apply_chat_template(chat, tokenize=True, add_generation_prompt=True))
+            ids = self.tokenizer.apply_chat_template(chat, tokenize=True, add_generation_prompt=True, return_dict=False)
+            return len(ids)
         return sum(self._text_tokens(text) + MESSAGE_OVERHEAD for _, text in request.messages)
 
     def _text_tokens(self, text: str) -> int:

