@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from inspect_ai import eval as inspect_eval
 
-from coeval_tasks.scoring import eli5, rocstories, self_instruct
+from coeval_tasks.scoring import eli5, rocstories
 from judge_data.local_judge import model_args
 from tests.test_coeval_criteria import coeval_folder
 
@@ -14,14 +14,14 @@ pytestmark = pytest.mark.local_judge
 
 def test_step_by_step_scoring_runs_on_the_cpu_judge(judge_folder, tmp_path, monkeypatch):  # noqa: F811
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
-    # two criteria each keep the conversations short: every turn re-reads the whole history on the CPU
+    # two criteria each keep the conversations short: every turn re-reads the whole history on the CPU; two of the
+    # three datasets (the stand-in judge covers every dataset's prompts)
     tasks = {
         "eli5": (eli5, "simple_language,helpfulness"),
         "rocstories": (rocstories, "coherence,length"),
-        "self_instruct": (self_instruct, "relevance,politeness"),
     }
     logs = inspect_eval(
-        [make(data_dir=str(coeval_folder(name)), criteria=criteria, n=2) for name, (make, criteria) in tasks.items()],
+        [make(data_dir=str(coeval_folder(name)), criteria=criteria, n=1) for name, (make, criteria) in tasks.items()],
         model="hf/smollm2",
         model_args=model_args(judge_folder),
         max_tokens=16,
@@ -36,7 +36,7 @@ def test_step_by_step_scoring_runs_on_the_cpu_judge(judge_folder, tmp_path, monk
         criteria = list(log.eval.metadata["criteria"])
         assert {"pearson/overall", "alpha/annotators", "alpha/with_judge", "parse_failures"} <= set(metrics)
         assert len(criteria) == 2 and {f"pearson/{name}" for name in criteria} <= set(metrics)
-        assert len(log.samples) == 2
+        assert len(log.samples) == 1
         parsed = 0
         for sample in log.samples:
             answers = sample.store["judge_samples"]
@@ -46,4 +46,4 @@ def test_step_by_step_scoring_runs_on_the_cpu_judge(judge_folder, tmp_path, monk
             assert [message.role for message in sample.messages] == ["user", "assistant"] * (len(criteria) + 1)
             score = next(iter(sample.scores.values()))
             parsed += sum(value is not None for values in score.metadata["parsed"].values() for value in values)
-        assert metrics["parse_failures"] == 2 * (len(criteria) + 1) - parsed
+        assert metrics["parse_failures"] == len(criteria) + 1 - parsed
