@@ -326,47 +326,39 @@ def _leaderboard(
 ) -> Table:
     """One column per suite, kind of run and leaderboard headline: each judge's mean over the suite's tasks of that
     kind. Judges that ran different tasks (or settings) of a kind get different columns, marked ``[set N]``."""
-    groups: dict[tuple[str, str, str], dict[str, tuple[Run, SuiteView, int]]] = {}
+    groups: dict[tuple[SuiteView, str, str], dict[str, tuple[Run, int]]] = {}
     for run, view, config in sorted(reported, key=lambda entry: entry[0].created):
-        group = groups.setdefault((view.name, view.kind(run), run.judge), {})
+        group = groups.setdefault((view, view.kind(run), run.judge), {})
         if run.task in group:
             notes.append(
                 f"leaderboard: {judges[run.judge].name} ran {run.task} under several settings of one kind; the "
                 f"leaderboard takes the latest ({task_label(run.task, config)}), the suite table shows each"
             )
-        group[run.task] = (run, view, config)
-    views = _views(reported)
-    columns: dict[tuple[str, str, str], list[tuple[tuple[str, ...], dict[str, Cell]]]] = {}
-    for (suite, kind, judge), entries in groups.items():
-        tasks = tuple(sorted(task_label(task, config) for task, (_, _, config) in entries.items()))
-        view = next(view for view in views if view.name == suite)
+        group[run.task] = (run, config)
+    columns: dict[tuple[SuiteView, str, str], list[tuple[tuple[str, ...], dict[str, Cell]]]] = {}
+    for (view, kind, judge), entries in groups.items():
+        tasks = tuple(sorted(task_label(task, config) for task, (_, config) in entries.items()))
         for metric in dict.fromkeys(
-            name for run, _, _ in entries.values() for name in view.headlines(run, leaderboard_only=True)
+            name for run, _ in entries.values() for name in view.headlines(run, leaderboard_only=True)
         ):
-            cells = [cell(run, view, metric) for run, _, _ in entries.values()]
-            sets = columns.setdefault((suite, kind, metric), [])
+            cells = [cell(run, view, metric) for run, _ in entries.values()]
+            sets = columns.setdefault((view, kind, metric), [])
             match = next((cells_by_judge for pooled, cells_by_judge in sets if pooled == tasks), None)
             if match is None:
                 match = {}
                 sets.append((tasks, match))
             match[judge] = pool_cells(cells, parse_failure_flag)
     table = Table("leaderboard", "Leaderboard", ["judge"])
-    names = [view.name for view in views]
-    for (suite, kind, metric), sets in sorted(
-        columns.items(),
-        key=lambda item: (
-            names.index(item[0][0]),
-            item[0][1],
-            views[names.index(item[0][0])].headline_rank(item[0][2]),
-        ),
-    ):
-        view = views[names.index(suite)]
+    ordered = sorted(
+        columns.items(), key=lambda item: (SUITES.index(item[0][0]), item[0][1], item[0][0].headline_rank(item[0][2]))
+    )
+    for (view, kind, metric), sets in ordered:
         for number, (tasks, cells_by_judge) in enumerate(sets, start=1):
-            label = " ".join(part for part in (suite, kind, metric) if part)
+            label = " ".join(part for part in (view.name, kind, metric) if part)
             if len(sets) > 1:
                 label += f" [set {number}]"
                 notes.append(f"{label}: the mean over {', '.join(tasks)}")
-            table.column_info.append(Column(label, suite, metric, view.higher_is_better(metric), tasks, kind))
+            table.column_info.append(Column(label, view.name, metric, view.higher_is_better(metric), tasks, kind))
             for judge, pooled in cells_by_judge.items():
                 table.put((judges[judge].name,), label, pooled)
     table.columns = [info.label for info in table.column_info]
