@@ -9,7 +9,15 @@ from pathlib import Path
 
 import numpy as np
 
-from judge_report.items import ItemReader, Sample, coeval_units, dhp_items, weighted_interval_alpha
+from judge_report.items import (
+    ItemReader,
+    RatedUnits,
+    Sample,
+    alpha_statistic,
+    coeval_units,
+    dhp_items,
+    weighted_interval_alpha,
+)
 from judge_report.runs import Run
 from scorers.paired import ItemStatistic, joint_resamples, recentred_interval
 from scorers.references import (
@@ -85,13 +93,14 @@ def _adherence(runs: Sequence[Run], samples: Sequence[Sequence[Sample]]) -> list
     references = pearson_references(humans, scales)
     ceilings = [_adherence_ceiling(run, task) for run, task in zip(runs, samples, strict=True)]
     reasons = [ceiling for ceiling in ceilings if isinstance(ceiling, str)]
+    values = [ceiling for ceiling in ceilings if not isinstance(ceiling, str)]
     if reasons:
         references.append(Reference(HUMAN, math.nan, math.nan, math.nan, reasons[0]))
     else:
         references.append(
             Reference(
                 HUMAN,
-                float(np.mean(ceilings)),
+                float(np.mean(values)),
                 math.nan,
                 math.nan,
                 "each annotator's Pearson with the mean of the others, per criterion over the run's items, averaged "
@@ -165,22 +174,19 @@ def _coeval_alpha(runs: Sequence[Run], samples: Sequence[Sequence[Sample]]) -> l
         random_values.append([weighted_interval_alpha(np.vstack([annotators, row]), ones)[0] for row in draws])
         middle = np.where(np.isfinite(units.raters[-1]), (low + high) // 2, np.nan)
         constant_values.append(float(weighted_interval_alpha(np.vstack([annotators, middle]), ones)[0]))
-        only = units.raters[:-1]
-        statistics.append(
-            ItemStatistic(
-                units.items,
-                lambda weights, only=only, units=units: weighted_interval_alpha(only, weights[:, units.unit_item]),
-            )
-        )
+        humans_only = RatedUnits(annotators, units.unit_item, units.items)
+        statistics.append(ItemStatistic(units.items, alpha_statistic(humans_only)))
     simulated = np.mean(random_values, axis=0)
     finite = simulated[np.isfinite(simulated)]
+    random_low, random_high = np.quantile(finite, [0.025, 0.975]) if finite.size else (math.nan, math.nan)
     ceiling = float(np.mean([statistic.estimate() for statistic in statistics]))
-    low, high = recentred_interval(joint_resamples(statistics).mean(axis=1), ceiling)
+    ceiling_low, ceiling_high = recentred_interval(joint_resamples(statistics).mean(axis=1), ceiling)
     return [
         Reference(
             RANDOM,
             float(np.mean(finite)) if finite.size else math.nan,
-            *(np.quantile(finite, [0.025, 0.975]) if finite.size else (math.nan, math.nan)),
+            float(random_low),
+            float(random_high),
             f"seeded simulation of {SIMULATIONS} judges scoring uniformly on the criteria's scale",
         ),
         Reference(
@@ -193,8 +199,8 @@ def _coeval_alpha(runs: Sequence[Run], samples: Sequence[Sequence[Sample]]) -> l
         Reference(
             HUMAN,
             ceiling,
-            low,
-            high,
+            ceiling_low,
+            ceiling_high,
             "alpha/annotators: a judge that agrees with the annotators as one of them does with the rest gives "
             "alpha/with_judge equal to the annotators' own alpha (item-bootstrap interval)",
         ),

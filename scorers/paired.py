@@ -52,7 +52,7 @@ class ItemStatistic:
         return float(self.compute(weights)[0])
 
 
-def weighted_mean(values: Sequence[float]) -> Callable[[np.ndarray], np.ndarray]:
+def weighted_mean(values: Sequence[float] | np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
     """The mean of the finite values under item weights (NaN values are left out, as unparsed answers are)."""
     array = np.asarray(values, dtype=float)
     finite = np.isfinite(array)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from judge_report.items import Sample, dhp_d_avg, fbi_error_rate, weighted_interval_alpha
+from judge_report.items import Sample, dhp_d_avg, weighted_interval_alpha
 from judge_report.runs import Run
 from judge_report.tables import build_report
 from scorers.discernment import ScoreRecord, discernment_report
@@ -208,3 +208,68 @@ def test_the_report_pools_compares_and_references_from_the_items_it_reads():
     assert references[("fbi single error_rate", "random judge")] == pytest.approx(11 / 20)
     assert ("reference: constant judge",) in report.leaderboard.references
     assert report.leaderboard.rows[-1] == ("reference: constant judge",)
+
+
+def _human_run(folder, task: str, **settings) -> tuple[Run, list[Sample]]:
+    from judge_data.human import load_criteria, load_items
+
+    criteria, _ = load_criteria(folder)
+    items = load_items(folder, criteria)[:40]
+    info = {c.name: {"group": c.group, "range": [c.low, c.high], "scale": c.scale} for c in criteria}
+    samples = [
+        Sample(
+            item.id,
+            {
+                "human": dict(item.human),
+                "annotator_ids": list(item.annotator_ids or []),
+                "annotators": {name: list(scores) for name, scores in (item.annotator_scores or {}).items()},
+            },
+            {c.name: float(round(item.human[c.name])) for c in criteria},
+            {},
+        )
+        for item in items
+    ]
+    run = Run(
+        "x.eval", "inspect", task, "1", "m", {}, {"criteria": info}, {"data_dir": str(folder), **settings}, {}, 0, ""
+    )
+    return run, samples
+
+
+def test_human_ceilings_from_the_annotators_scores_and_only_means_said():
+    from judge_report.references import column_references
+    from scorers.agreement import interval_alpha
+    from tests.conftest import data_folder
+
+    run, samples = _human_run(data_folder("human", "topicalchat"), "adherence_topicalchat_criterion")
+    found = {r.reference: r for r in column_references("adherence", "pearson", [run], lambda _: samples)}
+    assert found["random judge"].value == 0.0 and found["random judge"].low < 0 < found["random judge"].high
+    assert math.isnan(found["constant judge"].value)
+    per_criterion = []
+    for name, info in run.metadata["criteria"].items():
+        matrix = np.array([s.metadata["annotators"][name] for s in samples], dtype=float).T
+        if info["group"]:
+            per_criterion.append(
+                np.nanmean(
+                    [
+                        stats.pearsonr(row, np.delete(matrix, i, axis=0).mean(axis=0)).statistic
+                        for i, row in enumerate(matrix)
+                        if np.ptp(row)
+                    ]
+                )
+            )
+    assert found["human ceiling"].value == pytest.approx(np.mean(per_criterion))
+
+    run, samples = _human_run(data_folder("human", "summeval"), "adherence_summeval_criterion")
+    ceiling = column_references("adherence", "pearson", [run], lambda _: samples)[-1]
+    assert math.isnan(ceiling.value) and "only the annotators' mean" in ceiling.note
+
+    run, samples = _human_run(data_folder("human", "coeval_eli5"), "coeval_eli5", dataset="eli5")
+    found = {r.reference: r for r in column_references("coeval_scoring", "alpha/with_judge", [run], lambda _: samples)}
+    annotators = [
+        [s.metadata["annotators"][name][i] for s in samples for name in run.metadata["criteria"]]
+        for i in range(len(samples[0].metadata["annotator_ids"]))
+    ]
+    assert found["human ceiling"].value == pytest.approx(interval_alpha(annotators).value)
+    assert found["human ceiling"].low < found["human ceiling"].value < found["human ceiling"].high
+    middle = [[3.0] * len(annotators[0])]
+    assert found["constant judge"].value == pytest.approx(interval_alpha(annotators + middle).value)
