@@ -188,7 +188,20 @@ def markdown(pooled: list[dict], levels: list[dict], data_sets: int, seconds: fl
         "|---|---|---|",
     ]
     lines += [f"| {row['setup']} | {row['level']:.3f} | {row['seconds per comparison']:.2f} |" for row in levels]
+    lines += ["", READING]
     return "\n".join(lines) + "\n"
+
+
+READING = (
+    "How to read it: the landed pooling adds half-widths in quadrature, which takes the pooled tasks as independent; "
+    "the more the strategies' failures go together, the more its interval is too narrow. Resampling each item jointly "
+    "in every task keeps that dependence (and falls back to resampling each task alone where tasks share no items). "
+    "Under no difference, the paired test rejects at most at its nominal level: the exact McNemar test is "
+    "conservative by construction (a discrete test), and the paired bootstrap's interval of the difference covers "
+    "the true difference, 0, in one minus the level of the data sets. One Monte-Carlo standard error at 1,000 data "
+    "sets: 0.007 for a coverage of 0.95, 0.007 for a level of 0.05."
+)
+"""How to read the tables, written under them."""
 
 
 def main() -> None:

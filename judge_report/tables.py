@@ -488,6 +488,11 @@ def _compare_judges(
             compared = compare(statistics[a], statistics[b])
             if compared is None:
                 notes.append(f"{info.label}: {judges[a].name} and {judges[b].name} share no items; not compared")
+            elif math.isnan(compared.p):
+                notes.append(
+                    f"{info.label}: {judges[a].name} and {judges[b].name} are not compared: the headline of one of "
+                    "them is undefined on their shared items, or on too many of their resamples"
+                )
             else:
                 found_pairs.append((a, b, compared))
         adjusted = holm([compared.p for _, _, compared in found_pairs])

@@ -137,27 +137,6 @@ def recentred_interval(resampled: np.ndarray, estimate: float, confidence: float
 
 
 @dataclass(frozen=True)
-class Pooled:
-    """The mean of several runs' headlines with its interval, and whether the runs share items."""
-
-    value: float
-    low: float
-    high: float
-    shared_items: bool
-
-
-def pooled_mean(
-    statistics: Sequence[ItemStatistic], n_resamples: int = RESAMPLES, seed: int = SEED, confidence: float = CONFIDENCE
-) -> Pooled:
-    """The mean of the statistics with the re-centred percentile interval of the mean over joint item resamples
-    (:func:`joint_resamples`): runs that judged the same items keep their dependence, never taken as independent."""
-    value = float(np.mean([statistic.estimate() for statistic in statistics]))
-    resampled = joint_resamples(statistics, n_resamples, seed).mean(axis=1)
-    low, high = recentred_interval(resampled, value, confidence)
-    return Pooled(value, low, high, len(item_groups(statistics)) < len(statistics))
-
-
-@dataclass(frozen=True)
 class Comparison:
     """Judge a minus judge b on the items both ran: the difference of their (pooled) headlines, its paired
     interval, the p-value of "no difference" and the test that gave it."""
@@ -212,7 +191,7 @@ def compare(
     the re-centred percentile interval of the difference over item resamples drawn once for both judges and every
     task (:func:`joint_resamples`). The p-value: :func:`mcnemar_p` where there is one task and both judges' per-item
     outcomes are 0/1 (FBI failures); otherwise the paired bootstrap's, twice the smaller share of re-centred
-    resampled differences on either side of zero (+1 in each count, so never 0); it rejects at 5 % exactly when the
+    resampled differences on either side of zero (+1 in each count, so never 0); it falls below 0.05 about when the
     interval excludes zero.
     """
     shared = shared_items(first, second)
