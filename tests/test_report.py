@@ -27,7 +27,6 @@ from tests.fake_judge import by_temperature, constant, knows_gold, knows_origina
 
 JUDGES = ("judge-a", "judge-b", "judge-c")
 """judge-c is judge-a's exact twin: the same answers to every prompt."""
-MODELS = ",".join(f"openai-api/fakejudge/{judge}" for judge in JUDGES)
 
 LIST_A = "1. Clarity: the answer is easy to follow.\n2. Accuracy: the facts are right.\n3. Depth: it explains why."
 LIST_B = "1. Humour: the story is funny.\n2. Length: the story is short."
@@ -46,10 +45,11 @@ D_FOUR_PAIRS = math.log(1 / 16) / math.log(0.05)
 
 
 def eval_set(log_dir: Path, task: str, answers: dict, *task_args: str) -> None:
-    """``inspect eval-set TASK --model judge-a,judge-b,judge-c`` against the stand-in judges (judge-c answers as
-    judge-a does), logs into ``log_dir``."""
-    command = [INSPECT, "eval-set", task, "--model", MODELS, "--log-dir", str(log_dir), "--display", "plain"]
-    with serve({**answers, "judge-c": answers["judge-a"]}) as (url, _):
+    """``inspect eval-set TASK --model judge-a,judge-b[,judge-c]`` against the stand-in judges ``answers`` names,
+    logs into ``log_dir``."""
+    models = ",".join(f"openai-api/fakejudge/{judge}" for judge in answers)
+    command = [INSPECT, "eval-set", task, "--model", models, "--log-dir", str(log_dir), "--display", "plain"]
+    with serve(answers) as (url, _):
         run_cli(
             [*command, *task_options(*task_args)],
             log_dir.parent,
@@ -57,9 +57,14 @@ def eval_set(log_dir: Path, task: str, answers: dict, *task_args: str) -> None:
         )
 
 
+def with_twin(answers: dict) -> dict:
+    """The judges with judge-c, judge-a's exact twin (DHP and FBI, whose comparisons the tests check)."""
+    return {**answers, "judge-c": answers["judge-a"]}
+
+
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory) -> Path:
-    """One eval-set per suite, each over the same three stand-in judges."""
+    """One eval-set per suite, each over the same two stand-in judges (DHP and FBI also over judge-a's twin)."""
     from tests.test_adherence_integration import knows_the_humans, unambiguous_seed
     from tests.test_coeval_criteria import coeval_folder
     from tests.test_inspect_integration import originals_of
@@ -72,7 +77,7 @@ def logs(tmp_path_factory) -> Path:
     eval_set(
         root / "dhp",
         "dhp_tasks/summeval",
-        {"judge-a": knows_originals(originals_of("summeval", summeval, 4)), "judge-b": constant("3")},
+        with_twin({"judge-a": knows_originals(originals_of("summeval", summeval, 4)), "judge-b": constant("3")}),
         f"data_dir={summeval}",
         "n=4",
         "repeats=1",
@@ -82,7 +87,7 @@ def logs(tmp_path_factory) -> Path:
     eval_set(
         root / "fbi",
         "fbi_tasks/single",
-        {"judge-a": knows_gold(golds(fbi)), "judge-b": constant("Rating: [[3]]")},
+        with_twin({"judge-a": knows_gold(golds(fbi)), "judge-b": constant("Rating: [[3]]")}),
         f"data_dir={fbi}",
         f"per_category={FBI_PER_CATEGORY}",
         "categories=entity,grammar,calculations,score_invariant",
@@ -193,9 +198,9 @@ def test_paper_tables_plots_and_formats_are_written(report_dir):
         assert {f"{stem}.png", f"{stem}.svg"} <= plots, plots
     assert (report_dir / "plots" / "adherence_groups.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     document = json.loads((report_dir / "report.json").read_text())
-    assert len(document["runs"]) == 12
+    assert len(document["runs"]) == 10
     # judge-b's answers to the adherence task never parse: its Pearson is undefined, so it is compared with no one
-    assert len(document["notes"]) == 2, document["notes"]
+    assert len(document["notes"]) == 1, document["notes"]
     assert all(
         note.startswith("adherence criterion pearson: ") and "not compared" in note for note in document["notes"]
     )
