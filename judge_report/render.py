@@ -15,11 +15,14 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from judge_report.plots import Figure
 from judge_report.tables import Cell, Report, Table
+from scorers.paired import BOOTSTRAP_TEST, MCNEMAR, RANK_RULE
 
 LEADERBOARD_NOTE = (
-    "Each headline is a judge's mean over the suite's tasks of that kind, its interval from theirs; "
-    "↑/↓: higher/lower is better; ⚠: a run with too many unparsed answers (see the suite tables)."
-)
+    "Each headline is a judge's mean over the suite's tasks of that kind; its interval resamples the items of every "
+    "pooled task jointly; ↑/↓: higher/lower is better; #N: the judge's rank group ({}); ⚠: a run with too many "
+    "unparsed answers (see the suite tables). Rows named reference: are yardsticks computed from the data, never "
+    "ranked."
+).format(RANK_RULE)
 
 FLAG_NOTE = (
     "⚠ N% unparsed: more than {:.0%} (--flag-parse-failures) of the judge's answers in that run did not parse; "
@@ -57,7 +60,7 @@ LEADERBOARD_DIGITS = 2
 def markdown_leaderboard(table: Table) -> str:
     """The leaderboard for a terminal: judges numbered best first on the sort column, a column each; a line per
     headline under its suite's name, each value with its interval (⚠: a run with too many unparsed answers)."""
-    judges = [row[0] for row in table.rows]
+    judges = [row[0] for row in table.rows if row not in table.references]
     ranking = f"Judges, best first on {table.sorted_by}:" if table.sorted_by else "Judges:"
     legend = [ranking, *(f"{number}. {judge}" for number, judge in enumerate(judges, start=1)), ""]
     rows = [["headline", *(str(number) for number in range(1, len(judges) + 1))]]
@@ -71,6 +74,49 @@ def markdown_leaderboard(table: Table) -> str:
         headline = info.label.removeprefix(f"{suite} ")
         rows.append([f"  {headline} {'↑' if info.higher_is_better else '↓'}", *texts])
     return "\n".join(legend) + "\n" + _aligned(rows)
+
+
+def markdown_references(report: Report) -> str:
+    """The references of every leaderboard column: value, the range such a judge falls in, how it is computed."""
+    rows = [["headline", "reference", "value", "how"]]
+    for reference in report.references:
+        cell = Cell(
+            reference.value,
+            None if math.isnan(reference.ci_low) else (reference.ci_low, reference.ci_high),
+            math.nan,
+            False,
+            "",
+        )
+        rows.append([reference.column, reference.reference, cell.text(LEADERBOARD_DIGITS), reference.note])
+    return _aligned(rows)
+
+
+def markdown_comparisons(report: Report) -> str:
+    """Every pair of judges compared on a leaderboard column: a - b, its interval, p and Holm-adjusted p."""
+    rows = [["headline", "a", "b", "a - b", "95 % interval", "p", "p (Holm)", "items", "test"]]
+    for row in report.comparisons:
+        rows.append(
+            [
+                row.column,
+                row.a,
+                row.b,
+                f"{row.difference:.3f}",
+                f"[{row.ci_low:.3f}, {row.ci_high:.3f}]",
+                f"{row.p:.3g}",
+                f"{row.p_adjusted:.3g}",
+                str(row.n_items),
+                "McNemar" if row.test == MCNEMAR else "bootstrap",
+            ]
+        )
+    return _aligned(rows)
+
+
+COMPARISONS_NOTE = (
+    "Each pair of judges on the items both ran: a - b of the headline, its 95 % interval from item resamples drawn "
+    "once for both judges and every pooled task (re-centred percentile), and the p-value of no difference: {} where "
+    "one task's per-item outcomes are 0/1 (FBI failures), otherwise the {}. p (Holm): adjusted over all pairs of "
+    "the headline."
+).format(MCNEMAR, BOOTSTRAP_TEST)
 
 
 def markdown_judges(report: Report) -> str:
@@ -87,6 +133,10 @@ def markdown(report: Report, figures: list[Figure], flag: float) -> str:
     figures and the notes."""
     parts = ["# Judge report", "", f"## {report.leaderboard.title}", "", markdown_leaderboard(report.leaderboard)]
     parts += ["", LEADERBOARD_NOTE, ""]
+    if report.references:
+        parts += ["### References (not ranked)", "", markdown_references(report), ""]
+    if report.comparisons:
+        parts += ["### Judges compared", "", markdown_comparisons(report), "", COMPARISONS_NOTE, ""]
     parts += ["The tasks each headline pools:", ""]
     parts += [f"- {info.label}: {info.tasks_text}" for info in report.leaderboard.column_info] + [""]
     parts += ["## Judges", "", markdown_judges(report), "", FLAG_NOTE.format(flag), ""]
@@ -120,6 +170,8 @@ def write_columns_csv(table: Table, path: Path) -> None:
                 "ci_low",
                 "ci_high",
                 "runs_pooled",
+                "rank_group",
+                "reference",
                 "parse_failure_rate",
                 "flagged",
                 "log",
@@ -143,6 +195,8 @@ def write_columns_csv(table: Table, path: Path) -> None:
                         low,
                         high,
                         cell.pooled or 1,
+                        "" if cell.rank is None else cell.rank,
+                        row in table.references,
                         cell.parse_failure_rate,
                         cell.flagged,
                         cell.location,
@@ -164,6 +218,7 @@ def _cell_json(cell: Cell) -> dict:
     return {
         "value": _number(cell.value),
         "ci": None if cell.ci is None else [_number(bound) for bound in cell.ci],
+        "rank_group": cell.rank,
         "parse_failure_rate": _number(cell.parse_failure_rate),
         "unparsed_answers": _number(cell.unparsed[0]),
         "answers": _number(cell.unparsed[1]),
@@ -182,6 +237,7 @@ def _table_json(table: Table) -> dict:
         "rows": [
             {
                 "labels": list(row),
+                "reference": row in table.references,
                 "cells": {c: _cell_json(table.cells[(row, c)]) for c in table.columns if (row, c) in table.cells},
             }
             for row in table.rows
@@ -222,6 +278,33 @@ def report_json(report: Report, style_rows: list[dict]) -> dict:
             }
             for run, view, config in report.runs
         ],
+        "rank_rule": RANK_RULE,
+        "comparisons": [
+            {
+                "column": row.column,
+                "a": row.a,
+                "b": row.b,
+                "difference": _number(row.difference),
+                "ci_low": _number(row.ci_low),
+                "ci_high": _number(row.ci_high),
+                "p": _number(row.p),
+                "p_adjusted": _number(row.p_adjusted),
+                "n_items": row.n_items,
+                "test": row.test,
+            }
+            for row in report.comparisons
+        ],
+        "references": [
+            {
+                "column": row.column,
+                "reference": row.reference,
+                "value": _number(row.value),
+                "ci_low": _number(row.ci_low),
+                "ci_high": _number(row.ci_high),
+                "note": row.note,
+            }
+            for row in report.references
+        ],
         "response_styles": [{k: (_number(v) if isinstance(v, float) else v) for k, v in r.items()} for r in style_rows],
         "notes": report.notes,
     }
@@ -254,11 +337,14 @@ def _html_cell(cell: Cell, compact: bool) -> dict[str, str]:
         text += f" (n={cell.pooled})"
     if cell.flagged:
         text += " ⚠" if compact else f" ⚠ {cell.flag_text()}"
+    if cell.rank is not None:
+        text += f" #{cell.rank}"
     pooled = f"the mean of {cell.pooled} runs; " if cell.pooled is not None else ""
+    title = cell.note or f"{pooled}parse failures {cell.parse_failure_rate:.1%}; {cell.location}"
     return {
         "value": "" if math.isnan(cell.value) else repr(cell.value),
         "css": "flagged" if cell.flagged else "",
-        "title": f"{pooled}parse failures {cell.parse_failure_rate:.1%}; {cell.location}",
+        "title": title,
         "text": text,
         "interval": cell.interval_text(digits),
     }
@@ -285,6 +371,7 @@ def html_table(table: Table, judges: Mapping[str, str], compact: bool = False) -
         + [{"name": names[column], "title": tasks.get(column, "")} for column in table.columns],
         "rows": [
             {
+                "reference": row in table.references,
                 "labels": [{"text": label, "title": judges.get(label, "")} for label in row],
                 "cells": [
                     _html_cell(table.cells[(row, column)], compact) if (row, column) in table.cells else None
@@ -302,6 +389,21 @@ def html_page(report: Report, figures: list[Figure], flag: float) -> str:
     return _PAGE.render(
         leaderboard=html_table(report.leaderboard, identities, compact=True),
         leaderboard_note=LEADERBOARD_NOTE,
+        comparisons=[
+            {
+                "column": row.column,
+                "a": row.a,
+                "b": row.b,
+                "difference": f"{row.difference:.3f}",
+                "interval": f"[{row.ci_low:.3f}, {row.ci_high:.3f}]",
+                "p": f"{row.p:.3g}",
+                "p_adjusted": f"{row.p_adjusted:.3g}",
+                "n_items": row.n_items,
+                "test": "McNemar" if row.test == MCNEMAR else "bootstrap",
+            }
+            for row in report.comparisons
+        ],
+        comparisons_note=COMPARISONS_NOTE,
         judges=[
             {
                 "name": judge.name,

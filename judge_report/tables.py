@@ -9,13 +9,29 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from itertools import combinations
 
 from judge_data import DataError
 from judge_data.definitions import PRESET_METADATA
+from judge_report.items import CachedReader, ItemReader, headline_statistic, read_samples
 from judge_report.judges import Judge, judges_of
+from judge_report.references import column_references
 from judge_report.runs import Run
 from judge_report.suites import SUITES, SuiteView, confidence_interval, suite_of
+from scorers.paired import (
+    ItemStatistic,
+    compare,
+    holm,
+    item_groups,
+    joint_resamples,
+    rank_groups,
+    recentred_interval,
+)
+from scorers.references import Reference
+
+REFERENCE_PREFIX = "reference: "
+"""How a reference row is named in the tables (``reference: random judge``)."""
 
 DEFAULT_PARSE_FAILURE_FLAG = 0.1
 """Cells of runs whose share of unparsable judge answers exceeds this are flagged."""
@@ -34,6 +50,10 @@ class Cell:
     """``(answers that did not parse, answers asked for)`` in the cell's run."""
     pooled: int | None = None
     """How many values a pooled cell is the mean of (``None``: one run's metric)."""
+    rank: int | None = None
+    """The judge's rank group on this column (:data:`scorers.paired.RANK_RULE`); ``None`` where it has none."""
+    note: str = ""
+    """What a reference row's value is and how it was computed."""
 
     def text(self, digits: int = 3, compact: bool = False) -> str:
         """The value as shown: with its interval, the number of pooled values and the unparsed-answers flag
@@ -43,6 +63,8 @@ class Cell:
         shown += f" {interval}" if interval else ""
         if self.pooled is not None and not compact:
             shown += f" (n={self.pooled})"
+        if self.rank is not None:
+            shown += f" #{self.rank}"
         if self.flagged:
             shown += " ⚠" if compact else f" ⚠ {self.flag_text()}"
         return shown
@@ -100,6 +122,8 @@ class Table:
     column_info: list[Column] = field(default_factory=list)
     sorted_by: str | None = None
     """The column the rows are ranked on, once :func:`sort_rows` has ranked them."""
+    references: list[tuple[str, ...]] = field(default_factory=list)
+    """Rows that are references (a random or constant judge, a human), never ranked: they stay last."""
 
     def put(self, row: tuple[str, ...], column: str, cell: Cell) -> None:
         """Fill one cell; a cell holds one value, and a second one for it is an error, never a silent overwrite."""
@@ -113,6 +137,35 @@ class Table:
         if column not in self.columns:
             self.columns.append(column)
         self.cells[(row, column)] = cell
+
+
+@dataclass(frozen=True)
+class ComparisonRow:
+    """Judge ``a`` minus judge ``b`` on a leaderboard column, on the items both ran (``report.json``'s
+    ``comparisons``)."""
+
+    column: str
+    a: str
+    b: str
+    difference: float
+    ci_low: float
+    ci_high: float
+    p: float
+    p_adjusted: float
+    n_items: int
+    test: str
+
+
+@dataclass(frozen=True)
+class ReferenceRow:
+    """A yardstick's value on a leaderboard or suite-table column (``report.json``'s ``references``)."""
+
+    column: str
+    reference: str
+    value: float
+    ci_low: float
+    ci_high: float
+    note: str
 
 
 @dataclass
@@ -130,6 +183,10 @@ class Report:
     configs: dict[str, list[dict]]
     """Per task, the settings of each config (index = config number - 1)."""
     notes: list[str]
+    comparisons: list[ComparisonRow] = field(default_factory=list)
+    """Every pair of judges compared on a leaderboard column's shared items."""
+    references: list[ReferenceRow] = field(default_factory=list)
+    """The yardsticks of every leaderboard column (also rows of the leaderboard and the suite tables)."""
 
     def name_of(self, run: Run) -> str:
         """The short name of the run's judge."""
@@ -164,27 +221,24 @@ def _cell(run: Run, view: SuiteView, metric: str, parse_failure_flag: float) -> 
     )
 
 
-def _pooled_interval(cells: Sequence[Cell], mean: float) -> tuple[float, float] | None:
-    """The interval of a mean of independent estimates: each side's half-widths added in quadrature, divided by
-    their number (a normal approximation; ``None`` unless every estimate has an interval)."""
-    if any(cell.ci is None for cell in cells) or math.isnan(mean):
-        return None
-    below = math.sqrt(sum((cell.value - cell.ci[0]) ** 2 for cell in cells if cell.ci)) / len(cells)
-    above = math.sqrt(sum((cell.ci[1] - cell.value) ** 2 for cell in cells if cell.ci)) / len(cells)
-    return (mean - below, mean + above)
-
-
-def pool_cells(cells: Sequence[Cell], parse_failure_flag: float) -> Cell:
-    """One cell for the mean of several (one cell stays as it is): NaN where any value is, the interval from
-    theirs, the worst unparsed share, flagged when any of them is."""
+def pool_cells(
+    cells: Sequence[Cell], parse_failure_flag: float, statistics: Sequence[ItemStatistic] | None = None
+) -> Cell:
+    """One cell for the mean of several (one cell stays as it is): NaN where any value is, the worst unparsed
+    share, flagged when any of them is. Its interval resamples the items of every pooled run jointly
+    (:func:`scorers.paired.joint_resamples`); without the runs' per-item ``statistics`` it has none."""
     if len(cells) == 1:
         return cells[0]
     mean = float(sum(cell.value for cell in cells) / len(cells))
     rates = [cell.parse_failure_rate for cell in cells if not math.isnan(cell.parse_failure_rate)]
     worst = max(rates, default=math.nan)
+    interval = None
+    if statistics is not None and not math.isnan(mean):
+        low, high = recentred_interval(joint_resamples(statistics).mean(axis=1), mean)
+        interval = None if math.isnan(low) else (low, high)
     return Cell(
         mean,
-        _pooled_interval(cells, mean),
+        interval,
         worst,
         any(cell.flagged for cell in cells),
         ", ".join(cell.location for cell in cells),
@@ -197,9 +251,11 @@ def build_report(
     runs: Sequence[Run],
     parse_failure_flag: float = DEFAULT_PARSE_FAILURE_FLAG,
     aliases: Mapping[str, str] | None = None,
+    items: ItemReader = read_samples,
 ) -> Report:
     """The report of these runs: comparable runs share columns, the latest run of a judge and setting wins, each
-    judge under its short name (``aliases``: model name or identity to the name to show)."""
+    judge under its short name (``aliases``: model name or identity to the name to show). ``items`` reads a run's
+    per-item values (default: its inspect log's samples), for pooled intervals, comparisons and references."""
     notes: list[str] = []
     configs: dict[str, list[dict]] = {}
     chosen: dict[tuple[str, int, str], tuple[Run, SuiteView]] = {}
@@ -256,7 +312,10 @@ def build_report(
             table.column_info.sort(key=lambda info: (info.tasks, suite_view.headline_rank(info.metric)))
             table.columns = [info.label for info in table.column_info]
 
-    leaderboard = _leaderboard(reported, judges, task_label, cell, parse_failure_flag, notes)
+    read = CachedReader(items)
+    leaderboard, column_runs = _leaderboard(reported, judges, task_label, cell, parse_failure_flag, notes, read)
+    comparisons = _compare_judges(leaderboard, column_runs, judges, read, notes)
+    references = add_references(leaderboard, column_runs, suite_tables, read, notes)
 
     paper_tables: dict[str, Table] = {}
     for run, view, config in reported:
@@ -297,7 +356,17 @@ def build_report(
     for table in paper_tables.values():
         table.rows.sort()
     ordered_suites = [suite_tables[view.name] for view in _views(reported) if view.name in suite_tables]
-    return Report(leaderboard, ordered_suites, list(paper_tables.values()), judges, reported, configs, notes)
+    return Report(
+        leaderboard,
+        ordered_suites,
+        list(paper_tables.values()),
+        judges,
+        reported,
+        configs,
+        notes,
+        comparisons,
+        references,
+    )
 
 
 def _contributions_cell(contributions: Sequence[tuple[Run, str, float]], view: SuiteView, flag: float) -> Cell:
@@ -323,9 +392,11 @@ def _leaderboard(
     cell: Callable[[Run, SuiteView, str], Cell],
     parse_failure_flag: float,
     notes: list[str],
-) -> Table:
+    reader: ItemReader,
+) -> tuple[Table, dict[str, dict[str, list[Run]]]]:
     """One column per suite, kind of run and leaderboard headline: each judge's mean over the suite's tasks of that
-    kind. Judges that ran different tasks (or settings) of a kind get different columns, marked ``[set N]``."""
+    kind. Judges that ran different tasks (or settings) of a kind get different columns, marked ``[set N]``. Also
+    returns each column's runs per judge (in the order of its tasks)."""
     groups: dict[tuple[SuiteView, str, str], dict[str, tuple[Run, int]]] = {}
     for run, view, config in sorted(reported, key=lambda entry: entry[0].created):
         group = groups.setdefault((view, view.kind(run), run.judge), {})
@@ -335,34 +406,172 @@ def _leaderboard(
                 f"leaderboard takes the latest ({task_label(run.task, config)}), the suite table shows each"
             )
         group[run.task] = (run, config)
-    columns: dict[tuple[SuiteView, str, str], list[tuple[tuple[str, ...], dict[str, Cell]]]] = {}
+    columns: dict[tuple[SuiteView, str, str], list[tuple[tuple[str, ...], dict[str, list[Run]]]]] = {}
     for (view, kind, judge), entries in groups.items():
-        tasks = tuple(sorted(task_label(task, config) for task, (_, config) in entries.items()))
+        labelled = sorted((task_label(task, config), run) for task, (run, config) in entries.items())
+        tasks = tuple(label for label, _ in labelled)
         for metric in dict.fromkeys(
             name for run, _ in entries.values() for name in view.headlines(run, leaderboard_only=True)
         ):
-            cells = [cell(run, view, metric) for run, _ in entries.values()]
             sets = columns.setdefault((view, kind, metric), [])
-            match = next((cells_by_judge for pooled, cells_by_judge in sets if pooled == tasks), None)
+            match = next((runs_by_judge for pooled, runs_by_judge in sets if pooled == tasks), None)
             if match is None:
                 match = {}
                 sets.append((tasks, match))
-            match[judge] = pool_cells(cells, parse_failure_flag)
+            match[judge] = [run for _, run in labelled]
     table = Table("leaderboard", "Leaderboard", ["judge"])
+    column_runs: dict[str, dict[str, list[Run]]] = {}
     ordered = sorted(
         columns.items(), key=lambda item: (SUITES.index(item[0][0]), item[0][1], item[0][0].headline_rank(item[0][2]))
     )
     for (view, kind, metric), sets in ordered:
-        for number, (tasks, cells_by_judge) in enumerate(sets, start=1):
+        for number, (tasks, runs_by_judge) in enumerate(sets, start=1):
             label = " ".join(part for part in (view.name, kind, metric) if part)
             if len(sets) > 1:
                 label += f" [set {number}]"
                 notes.append(f"{label}: the mean over {', '.join(tasks)}")
             table.column_info.append(Column(label, view.name, metric, view.higher_is_better(metric), tasks, kind))
-            for judge, pooled in cells_by_judge.items():
-                table.put((judges[judge].name,), label, pooled)
+            column_runs[label] = runs_by_judge
+            sharing: set[bool] = set()
+            for judge, runs in runs_by_judge.items():
+                statistics = None
+                if len(runs) > 1:
+                    found = [headline_statistic(run, view.name, metric, reader) for run in runs]
+                    missing = [
+                        f"{run.task}: {why}" for run, why in zip(runs, found, strict=True) if isinstance(why, str)
+                    ]
+                    if missing:
+                        notes.append(f"{label}: no interval for {judges[judge].name} ({'; '.join(missing)})")
+                    else:
+                        statistics = [found_one for found_one in found if not isinstance(found_one, str)]
+                        sharing.add(len(item_groups(statistics)) < len(statistics))
+                cells = [cell(run, view, metric) for run in runs]
+                table.put((judges[judge].name,), label, pool_cells(cells, parse_failure_flag, statistics))
+            if sharing:
+                notes.append(
+                    f"{label}: its tasks judge the same items, so its interval resamples each item jointly in every "
+                    "task that holds it"
+                    if True in sharing
+                    else f"{label}: its tasks share no items; its interval resamples each task's items on their own"
+                )
     table.columns = [info.label for info in table.column_info]
-    return table
+    return table, column_runs
+
+
+def _compare_judges(
+    table: Table,
+    column_runs: Mapping[str, Mapping[str, list[Run]]],
+    judges: Mapping[str, Judge],
+    reader: ItemReader,
+    notes: list[str],
+) -> list[ComparisonRow]:
+    """Every pair of judges of every leaderboard column compared on the items both ran (:func:`scorers.paired.
+    compare`), p-values Holm-adjusted over the column's pairs, and each judge's rank group set on its cell."""
+    rows: list[ComparisonRow] = []
+    for info in table.column_info:
+        runs_by_judge = column_runs[info.label]
+        if len(runs_by_judge) < 2:
+            continue
+        statistics: dict[str, list[ItemStatistic]] = {}
+        for judge, runs in runs_by_judge.items():
+            found = [headline_statistic(run, info.suite, info.metric, reader) for run in runs]
+            missing = [f"{run.task}: {why}" for run, why in zip(runs, found, strict=True) if isinstance(why, str)]
+            if missing:
+                notes.append(
+                    f"{info.label}: {judges[judge].name} is not compared with the other judges (no per-item values; "
+                    f"{'; '.join(missing)})"
+                )
+            else:
+                statistics[judge] = [one for one in found if not isinstance(one, str)]
+        found_pairs = []
+        for a, b in combinations(sorted(statistics, key=lambda judge: judges[judge].name), 2):
+            compared = compare(statistics[a], statistics[b])
+            if compared is None:
+                notes.append(f"{info.label}: {judges[a].name} and {judges[b].name} share no items; not compared")
+            elif math.isnan(compared.p):
+                notes.append(
+                    f"{info.label}: {judges[a].name} and {judges[b].name} are not compared: the headline of one of "
+                    "them is undefined on their shared items, or on too many of their resamples"
+                )
+            else:
+                found_pairs.append((a, b, compared))
+        adjusted = holm([compared.p for _, _, compared in found_pairs])
+        by_pair = {}
+        for (a, b, compared), p_adjusted in zip(found_pairs, adjusted, strict=True):
+            by_pair[(a, b)] = float(p_adjusted)
+            rows.append(
+                ComparisonRow(
+                    info.label,
+                    judges[a].name,
+                    judges[b].name,
+                    compared.difference,
+                    compared.low,
+                    compared.high,
+                    compared.p,
+                    float(p_adjusted),
+                    compared.n_items,
+                    compared.test,
+                )
+            )
+        values = {judge: table.cells[((judges[judge].name,), info.label)].value for judge in statistics}
+        for judge, rank in rank_groups(values, info.higher_is_better, by_pair).items():
+            key = ((judges[judge].name,), info.label)
+            table.cells[key] = replace(table.cells[key], rank=rank)
+    return rows
+
+
+def add_references(
+    leaderboard: Table,
+    column_runs: Mapping[str, Mapping[str, list[Run]]],
+    suite_tables: Mapping[str, Table],
+    reader: ItemReader,
+    notes: list[str],
+) -> list[ReferenceRow]:
+    """The yardsticks of every leaderboard column (from the runs of its first judge whose log holds the items), as
+    reference rows of the leaderboard and, task by task, of the suite tables' columns of the same headline."""
+    rows: list[ReferenceRow] = []
+    for info in leaderboard.column_info:
+        found: list[Reference] | str = "no run of this column"
+        for runs in column_runs[info.label].values():
+            found = column_references(info.suite, info.metric, runs, reader)
+            if not isinstance(found, str):
+                break
+        if isinstance(found, str):
+            notes.append(f"{info.label}: no references ({found})")
+            continue
+        for reference in found:
+            rows.append(
+                ReferenceRow(
+                    info.label, reference.reference, reference.value, reference.low, reference.high, reference.note
+                )
+            )
+            _put_reference(leaderboard, info.label, reference)
+        table = suite_tables.get(info.suite)
+        if table is None:
+            continue
+        for task_column in table.column_info:
+            if task_column.metric != info.metric or task_column.tasks[0] not in info.tasks:
+                continue
+            task_runs = [
+                [run for run in runs if run.task == task_column.tasks[0].split(" [")[0]]
+                for runs in column_runs[info.label].values()
+            ]
+            for runs in task_runs:
+                per_task = column_references(info.suite, info.metric, runs, reader) if runs else "no run"
+                if not isinstance(per_task, str):
+                    for reference in per_task:
+                        _put_reference(table, task_column.label, reference)
+                    break
+    return rows
+
+
+def _put_reference(table: Table, column: str, reference: Reference) -> None:
+    row = (f"{REFERENCE_PREFIX}{reference.reference}",)
+    interval = None if math.isnan(reference.low) else (reference.low, reference.high)
+    if (row, column) not in table.cells:
+        table.put(row, column, Cell(reference.value, interval, math.nan, False, "", note=reference.note))
+    if row not in table.references:
+        table.references.append(row)
 
 
 def _views(reported: list[tuple[Run, SuiteView, int]]) -> list[SuiteView]:
@@ -396,13 +605,14 @@ def sort_rows(table: Table, column: str | None = None) -> Table:
         value = math.nan if found is None else found.value
         return (math.isnan(value), sign * value if not math.isnan(value) else 0.0)
 
-    table.rows = sorted(table.rows, key=key)
+    references = [row for row in table.rows if row in table.references]
+    table.rows = sorted((row for row in table.rows if row not in table.references), key=key) + references
     table.sorted_by = label
     return table
 
 
 def order_like(table: Table, ranked: Table) -> Table:
     """The table's rows in the order of their judges (first label) in ``ranked``; judges it lacks go last."""
-    rank = {row[0]: index for index, row in enumerate(ranked.rows)}
-    table.rows = sorted(table.rows, key=lambda row: rank.get(row[0], len(rank)))
+    rank = {row[0]: index for index, row in enumerate(ranked.rows) if row not in ranked.references}
+    table.rows = sorted(table.rows, key=lambda row: (row in table.references, rank.get(row[0], len(rank))))
     return table

