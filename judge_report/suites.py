@@ -16,6 +16,7 @@ from coeval_tasks.definition import COEVAL_CRITERIA as COEVAL_CRITERIA_DEFINITIO
 from coeval_tasks.definition import COEVAL_SCORING as COEVAL_SCORING_DEFINITION
 from dhp_tasks.definition import DHP as DHP_DEFINITION
 from fbi_tasks.definition import FBI as FBI_DEFINITION
+from fbi_tasks.definition import FBI_GRADER as FBI_GRADER_DEFINITION
 from judge_data.definitions import SuiteDefinition
 from judge_report.runs import Run
 
@@ -171,6 +172,23 @@ FBI = SuiteView(
     hub_dataset=lambda run: "ai4bharat/FBI",
 )
 
+FBI_GRADER = SuiteView(
+    FBI_GRADER_DEFINITION,
+    title="FBI with your grader: an inspect scorer as the judge (error rate: lower is better)",
+    task_prefixes=("fbi_grader",),
+    answers_per_sample=lambda run: 2.0,
+    paper_tables=(
+        PaperTable(
+            "fbi_grader_failure_rate_by_category",
+            "FBI with your grader: failure rate per category",
+            _fbi_cells,
+            "category",
+            "column",
+        ),
+    ),
+    hub_dataset=lambda run: "ai4bharat/FBI",
+)
+
 # Instruction adherence -----------------------------------------------------------------------------------------------
 
 
@@ -322,7 +340,7 @@ COEVAL_SCORING = SuiteView(
     ),
 )
 
-SUITES: tuple[SuiteView, ...] = (DHP, FBI, ADHERENCE, COEVAL_CRITERIA, COEVAL_SCORING)
+SUITES: tuple[SuiteView, ...] = (DHP, FBI, FBI_GRADER, ADHERENCE, COEVAL_CRITERIA, COEVAL_SCORING)
 
 
 def suite_of(run: Run) -> SuiteView | None:

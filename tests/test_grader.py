@@ -1,0 +1,165 @@
+"""The grader under test: any inspect scorer on FBI's items (``fbi_tasks/grader``), run against stand-in grader
+models on 127.0.0.1, and how its grades are read."""
+
+from __future__ import annotations
+
+import inspect
+import math
+import re
+
+import pytest
+
+from fbi_tasks.data import load_items
+from fbi_tasks.definition import FBI_GRADER
+from fbi_tasks.grader import grader
+from judge_data import OptionError
+from judge_report.runs import read_runs
+from judge_report.tables import build_report
+from scorers.grader import grade_value
+from solvers.grader import arguments_hash, load_grader, scorer_arguments
+from tests.cli import create_task
+from tests.test_inspect_integration import eval_command, eval_in_process, metrics_of, run_command
+
+ITEMS = ("abilities=factual,score_invariant", "per_category=1")
+"""Six factual items (one per category) and one score-invariant edit."""
+
+_SUBMISSION = re.compile(r"\[Submission\]: (.*?)\n\*+\n\[END DATA\]", re.DOTALL)
+_EXPERT = re.compile(r"\[Expert\]: (.*?)\n\*+\n\[Submission\]", re.DOTALL)
+
+
+@pytest.mark.parametrize(
+    ("value", "grade"),
+    [("C", 1.0), ("I", 0.0), ("P", 0.5), ("N", 0.0), ("yes", 1.0), ("False", 0.0), ("7", 7.0), (3, 3.0), (True, 1.0)],
+)
+def test_grades_are_read_with_inspects_conversion(value, grade):
+    assert grade_value(value) == grade
+
+
+@pytest.mark.parametrize("value", [math.nan, None, "maybe", "c+", {"score": 1}, [1, 0], math.inf])
+def test_what_the_conversion_cannot_read_is_no_grade(value):
+    assert grade_value(value) is None
+
+
+def test_scorer_arguments_from_json_or_a_file(tmp_path):
+    assert scorer_arguments('{"grade_pattern": "G: (C|I)"}') == {"grade_pattern": "G: (C|I)"}
+    assert scorer_arguments({"partial_credit": True}) == {"partial_credit": True}
+    (tmp_path / "args.yaml").write_text("instructions: Grade it.\npartial_credit: true\n")
+    assert scorer_arguments(str(tmp_path / "args.yaml")) == {"instructions": "Grade it.", "partial_credit": True}
+    with pytest.raises(OptionError, match="must be an object"):
+        scorer_arguments("[1, 2]")
+    with pytest.raises(OptionError, match="no such file"):
+        scorer_arguments(str(tmp_path / "missing.json"))
+
+
+def test_an_edited_template_file_is_another_grader(tmp_path):
+    template = tmp_path / "template.txt"
+    template.write_text("Grade {answer} against {criterion}. {instructions}")
+    before = arguments_hash({"template": str(template)})
+    template.write_text("Grade {answer} strictly against {criterion}. {instructions}")
+    assert arguments_hash({"template": str(template)}) != before
+    assert arguments_hash({"a": 1, "b": 2}) == arguments_hash({"b": 2, "a": 1})
+
+
+def test_unknown_scorers_and_arguments_are_one_clear_error(tmp_path):
+    with pytest.raises(OptionError, match="-T scorer=model_graded_fakt: no inspect scorer of that name"):
+        load_grader("model_graded_fakt", {})
+    with pytest.raises(OptionError, match="no such file"):
+        load_grader(str(tmp_path / "mine.py@grade"), {})
+    with pytest.raises(OptionError, match="model_graded_fact does not take these arguments"):
+        load_grader("model_graded_fact", {"tempalte": "x"})
+    with pytest.raises(OptionError, match="-T scorer=model_graded_fact"):
+        create_task("fbi_tasks/grader")
+
+
+def test_every_task_option_is_declared_with_its_default():
+    function = inspect.unwrap(grader)
+    for parameter in inspect.signature(function).parameters.values():
+        assert parameter.default == FBI_GRADER.default(parameter.name), parameter.name
+
+
+@pytest.mark.integration
+def test_model_graded_fact_against_three_stand_in_graders(tmp_path, fbi_data):
+    """One ``inspect eval`` runs the task once per grader model: one that tells gold from perturbed, one that passes
+    everything, one whose answers carry no grade."""
+    items = load_items(fbi_data, per_category=1, abilities=["factual", "score_invariant"]).items
+    golds = {item.gold for item in items}
+    experts: list[str] = []
+
+    def discerning(prompt: str) -> str:
+        experts.append(_EXPERT.search(prompt).group(1))
+        return "GRADE: C" if _SUBMISSION.search(prompt).group(1) in golds else "The numbers are off.\nGRADE: I"
+
+    graders = {"discerning": discerning, "lenient": lambda prompt: "GRADE: C", "rambling": lambda prompt: "Fine."}
+    models = ",".join(f"openai-api/fakejudge/{name}" for name in graders)
+    command = eval_command("fbi_tasks/grader", "scorer=model_graded_fact", f"data_dir={fbi_data}", *ITEMS)
+    command[command.index("openai-api/fakejudge/judge")] = models
+    result, calls = run_command(command, graders, tmp_path)
+    assert len(calls) == 3 * 2 * len(items)
+    assert set(experts) == golds  # the gold answer is the target
+
+    runs, skipped = read_runs([tmp_path / "logs"])
+    assert not skipped and len(runs) == 3
+    by_model = {run.model.rsplit("/", 1)[-1]: run for run in runs}
+    discerned, passed, rambled = (by_model[name].metrics for name in graders)
+    assert discerned["error_rate"] == 0.0 and discerned["si_error_rate"] == 1.0
+    assert discerned["error_rate/factual/entity"] == 0.0 and discerned["parse_failures"] == 0
+    assert passed["error_rate"] == 1.0 and passed["si_error_rate"] == 0.0
+    assert math.isnan(rambled["error_rate"]) and math.isnan(rambled["si_error_rate"])
+    assert rambled["parse_failures"] == 2 * len(items) and rambled["scorer_errors"] == 0
+    assert "14 of 14 judge answers (100%) did not parse" in " ".join((result.stdout + result.stderr).split())
+
+    run = by_model["discerning"]
+    assert run.metadata["grader"] == {
+        "scorer": "model_graded_fact",
+        "scorer_args": {},
+        "scorer_args_hash": arguments_hash({}),
+    }
+    assert run.metadata["target"] == "gold" and run.metadata["paradigm"] == "grader"
+    report = build_report(runs)
+    assert sorted(judge.name for judge in report.judges.values()) == [
+        f"model_graded_fact on openai-api/fakejudge/{name}" for name in sorted(graders)
+    ]
+
+
+GRADER_FILE = '''
+from inspect_ai.scorer import Score, Target, mean, scorer
+
+
+@scorer(metrics=[mean()])
+def knows_gold(down_for: str = ""):
+    """Passes the gold answer alone; needs no target; raises for one category, as a grader that is down."""
+
+    async def score(state, target: Target) -> Score:
+        if target.text:
+            raise ValueError("this grader takes no target")
+        if state.metadata["category"] == down_for:
+            raise RuntimeError("grader unreachable")
+        return Score(value=state.output.completion == state.metadata["gold"])
+
+    return score
+'''
+
+
+@pytest.mark.integration
+def test_a_scorer_from_a_file_without_a_target(tmp_path, fbi_data):
+    """``file.py@function`` with its arguments; its exceptions are counted as scorer errors, never as a pass."""
+    (tmp_path / "my_grader.py").write_text(GRADER_FILE)
+    log, calls = eval_in_process(
+        "fbi_tasks/grader",
+        lambda prompt: "unused",
+        tmp_path,
+        f"scorer={tmp_path / 'my_grader.py'}@knows_gold",
+        'scorer_args={"down_for": "entity"}',
+        "target=none",
+        f"data_dir={fbi_data}",
+        *ITEMS,
+    )
+    metrics = metrics_of(log)
+    assert not calls
+    assert metrics["error_rate"] == 0.0 and metrics["si_error_rate"] == 1.0
+    assert math.isnan(metrics["error_rate/factual/entity"])
+    assert metrics["scorer_errors"] == 2 and metrics["parse_failures"] == 2
+    entity = next(sample for sample in log.samples if sample.metadata["category"] == "entity")
+    grades = entity.store["grader_grades"]
+    assert grades["gold"]["error"] == "RuntimeError: grader unreachable" and grades["gold"]["value"] is None
+    assert log.eval.metadata["grader"]["scorer_args"] == {"down_for": "entity"}
