@@ -10,6 +10,7 @@ from scorers.answer_parsing import ANSWER_FORMATS
 from scorers.dhp import HEADLINES
 from scorers.discernment import Combination
 from scorers.likelihood import DEFAULT_NORMALIZATION, NORMALIZATIONS
+from solvers.judge_template import DHP_PLACEHOLDERS
 from solvers.logprob_scoring import DEFAULT_MIN_MASS, SCORINGS
 
 ALL_PERTURBATIONS = "all"
@@ -95,6 +96,13 @@ DHP = SuiteDefinition(
             choices=tuple(TEXT_KINDS),
         ),  # fmt: skip
         Option("metrics", None, "`custom` only: comma-separated subset of the kind's metrics", shown_default=ALL),
+        Option(
+            "judge_template",
+            None,
+            f"your own judge prompt, a file that {DHP_PLACEHOLDERS.described()}",
+            shown_default="the G-Eval prompts",
+        ),
+        Option("scale", None, "with `judge_template`: rate from 1 to this", minimum=2, shown_default="5"),
     ),
     headlines=tuple(
         Headline(metric, higher_is_better=metric.startswith("D"), leaderboard=metric == "D_avg") for metric in HEADLINES
@@ -112,6 +120,8 @@ DHP = SuiteDefinition(
         "normalize",
         "combine",
         "metrics",
+        "judge_template",
+        "scale",
     ),
 )
 

@@ -37,6 +37,13 @@ from scorers.discernment import Combination
 from scorers.likelihood import DEFAULT_NORMALIZATION, Normalization, likelihood_scores
 from solvers.answer_format import check_answer_format
 from solvers.geval import Criterion, rate_criteria
+from solvers.judge_template import (
+    DHP_PLACEHOLDERS,
+    JudgeTemplate,
+    check_template_scoring,
+    load_judge_template,
+    templated_prompt,
+)
 from solvers.likelihood import score_likelihood
 from solvers.logprob_scoring import DEFAULT_MIN_MASS, SCORINGS, Scoring, check_rating_scoring
 
@@ -152,6 +159,8 @@ def dhp_task(
     min_mass: float = DEFAULT_MIN_MASS,
     normalize: Normalization = DEFAULT_NORMALIZATION,
     answer_format: AnswerFormat = "text",
+    template: JudgeTemplate | None = None,
+    scale: int | None = None,
 ) -> Task:
     """Assemble a DHP task from items and their variants: samples, the judge, the discernment metric.
 
@@ -161,7 +170,7 @@ def dhp_task(
     scores it by the judge's log-likelihood given its context, with no prompt, divided by the scored tokens
     or (``normalize="byte"``, lm-eval's convention) by the text's UTF-8 bytes (one "metric",
     ``likelihood``; expert weights do not apply). ``answer_format="json"`` asks for the rating as a JSON object
-    (sampled ratings only).
+    (sampled ratings only). A ``template`` replaces the G-Eval prompts (rated 1 to ``scale``, default 5).
     """
     if scoring == "perplexity":
         return _task(
@@ -192,7 +201,7 @@ def dhp_task(
         variants,
         chosen,
         rate_criteria(
-            kind.prompt,
+            templated_prompt(kind.prompt, template, scale),
             criteria,
             repeats=repeats,
             temperature=temperature,
@@ -212,6 +221,7 @@ def dhp_task(
             "repeats": 1 if scoring == "logprobs" else repeats,
             "temperature": temperature,
             **({"min_mass": min_mass} if scoring == "logprobs" else {}),
+            **({**template.metadata(), "scale": scale or kind.prompt.high} if template else {}),
         },
     )
 
@@ -266,13 +276,19 @@ def check_options(
     min_mass: float,
     normalize: str,
     answer_format: str,
-) -> None:
-    """Every option a DHP task takes that needs no data, checked before any data is read or downloaded."""
+    judge_template: str | None = None,
+    task: str = "dhp",
+) -> JudgeTemplate | None:
+    """Every option a DHP task takes that needs no data, checked before any data is read or downloaded; the judge
+    template, loaded and checked."""
     DHP.check(n=n, repeats=repeats, combine=combine, scoring=scoring, normalize=normalize)
     check_rating_scoring(scoring, min_mass, SCORINGS)
     check_answer_format(answer_format, scoring)
     if normalize != DEFAULT_NORMALIZATION and scoring != "perplexity":
         raise OptionError(f"normalize={normalize} applies to scoring=perplexity, not scoring={scoring}")
+    template = load_judge_template(judge_template, DHP_PLACEHOLDERS, task)
+    check_template_scoring(template, scoring)
+    return template
 
 
 def requested_perturbations(value: str | Sequence[str] | None) -> list[str] | None:
@@ -341,9 +357,11 @@ def paper_dataset_task(
     min_mass: float = DEFAULT_MIN_MASS,
     normalize: Normalization = DEFAULT_NORMALIZATION,
     answer_format: AnswerFormat = "text",
+    judge_template: str | None = None,
+    scale: int | None = None,
 ) -> Task:
     """A DHP task on one of the paper's datasets, from its public source, a local folder or a built suite."""
-    check_options(
+    template = check_options(
         n=n,
         repeats=repeats,
         combine=combine,
@@ -351,7 +369,10 @@ def paper_dataset_task(
         min_mass=min_mass,
         normalize=normalize,
         answer_format=answer_format,
+        judge_template=judge_template,
+        task=f"dhp_tasks/{dataset.name}",
     )
+    templated_prompt(TEXT_KINDS[dataset.kind].prompt, template, scale)  # a scale without a template fails here
     names = requested_perturbations(perturbations)
     if suite is not None:
         built = read_suite(suite)
@@ -388,6 +409,8 @@ def paper_dataset_task(
         min_mass=min_mass,
         normalize=normalize,
         answer_format=answer_format,
+        template=template,
+        scale=scale,
     )
 
 
@@ -405,6 +428,8 @@ PAPER_OPTIONS = (
     "min_mass",
     "normalize",
     "answer_format",
+    "judge_template",
+    "scale",
 )
 """The options of the paper datasets' tasks, in their signatures' order."""
 
@@ -426,6 +451,8 @@ def _dataset_task(dataset_name: str):
         min_mass: float = DEFAULTS["min_mass"],
         normalize: Normalization = DEFAULTS["normalize"],
         answer_format: AnswerFormat = DEFAULTS["answer_format"],
+        judge_template: str | None = DEFAULTS["judge_template"],
+        scale: int | None = DEFAULTS["scale"],
     ) -> Task:
         return paper_dataset_task(
             dataset,
@@ -442,6 +469,8 @@ def _dataset_task(dataset_name: str):
             min_mass=min_mass,
             normalize=normalize,
             answer_format=answer_format,
+            judge_template=judge_template,
+            scale=scale,
         )
 
     dataset_task.__name__ = dataset_name
@@ -497,10 +526,12 @@ def custom(
     min_mass: float = DEFAULTS["min_mass"],
     normalize: Normalization = DEFAULTS["normalize"],
     answer_format: AnswerFormat = DEFAULTS["answer_format"],
+    judge_template: str | None = DEFAULTS["judge_template"],
+    scale: int | None = DEFAULTS["scale"],
 ) -> Task:
     """DHP discernment on your own reference texts (the options are listed below, from the suite's definition)."""
     DHP.check(kind=kind)
-    check_options(
+    template = check_options(
         n=n,
         repeats=repeats,
         combine=combine,
@@ -508,7 +539,10 @@ def custom(
         min_mass=min_mass,
         normalize=normalize,
         answer_format=answer_format,
+        judge_template=judge_template,
+        task="dhp_tasks/custom",
     )
+    templated_prompt(TEXT_KINDS[kind].prompt, template, scale)
     chosen_criteria(TEXT_KINDS[kind], names_option(metrics))
     chosen = choose_perturbations(KIND_PERTURBATIONS[kind], requested_perturbations(perturbations))
     pool = load_custom_items(data_dir)
@@ -530,6 +564,8 @@ def custom(
         min_mass=min_mass,
         normalize=normalize,
         answer_format=answer_format,
+        template=template,
+        scale=scale,
     )
 
 

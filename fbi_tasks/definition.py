@@ -9,6 +9,7 @@ from scorers.answer_parsing import ANSWER_FORMATS
 from scorers.fbi import HEADLINES
 from scorers.grader import SCORER_ERRORS
 from solvers.grader import TARGETS
+from solvers.judge_template import FBI_PLACEHOLDERS
 from solvers.logprob_scoring import DEFAULT_MIN_MASS, RATING_SCORINGS
 
 FBI = SuiteDefinition(
@@ -75,6 +76,17 @@ FBI = SuiteDefinition(
             "provider (also for the explanation checker)",
             choices=ANSWER_FORMATS,
         ),
+        Option(
+            "judge_template",
+            None,
+            "your own judge prompt, a file; single: it "
+            + FBI_PLACEHOLDERS["single"].described()
+            + "; pairwise: it "
+            + FBI_PLACEHOLDERS["pairwise"].described()
+            + "; reference: it "
+            + FBI_PLACEHOLDERS["reference"].described(),
+            shown_default="the strategy's prompt",
+        ),
     ),
     headlines=(
         Headline(HEADLINES[0], higher_is_better=False),
@@ -95,6 +107,7 @@ FBI = SuiteDefinition(
         "scoring",
         "min_mass",
         "answer_format",
+        "judge_template",
     ),
 )
 
