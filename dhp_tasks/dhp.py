@@ -237,6 +237,7 @@ def _task(
     weights: Mapping[str, Mapping[str, float]],
     combine: Combination,
     metadata: Mapping[str, Any],
+    version: int = DHP.version,
 ) -> Task:
     return Task(
         dataset=MemoryDataset(build_samples(items, variants, chosen, name), name=f"dhp_{name}"),
@@ -244,10 +245,10 @@ def _task(
         scorer=scorer,
         metrics=[dhp_discernment(metric_names, weights, combine)],
         name=f"dhp_{name}",
-        version=DHP.version,
+        version=version,
         metadata={
             **metadata,
-            "task_version": DHP.version,
+            "task_version": version,
             "metrics": list(metric_names),
             "perturbations": {
                 p.id: {"level": p.level, "degree": p.degree, "method": p.method, "k": p.k} for p in chosen
@@ -373,6 +374,38 @@ def paper_dataset_task(
         task=f"dhp_tasks/{dataset.name}",
     )
     templated_prompt(TEXT_KINDS[dataset.kind].prompt, template, scale)  # a scale without a template fails here
+    items, variants, chosen, metadata = paper_dataset_items(dataset, data_dir, n, seed, perturbations, suite)
+    return dhp_task(
+        dataset.name,
+        TEXT_KINDS[dataset.kind],
+        items,
+        variants,
+        chosen,
+        seed=seed,
+        repeats=repeats,
+        temperature=temperature,
+        expert_weights=expert_weights,
+        combine=combine,
+        metadata=metadata,
+        scoring=scoring,
+        min_mass=min_mass,
+        normalize=normalize,
+        answer_format=answer_format,
+        template=template,
+        scale=scale,
+    )
+
+
+def paper_dataset_items(
+    dataset: DhpDataset,
+    data_dir: str | None,
+    n: int,
+    seed: int,
+    perturbations: str | Sequence[str] | None,
+    suite: str | None,
+) -> tuple[list[Item], dict[str, dict[str, str]], list[Perturbation], dict[str, Any]]:
+    """A paper dataset's reference texts, their perturbed variants, the chosen perturbations and the metadata saying
+    where they came from: a built suite, or the public source or a local folder with the rule-based perturbations."""
     names = requested_perturbations(perturbations)
     if suite is not None:
         built = read_suite(suite)
@@ -393,24 +426,11 @@ def paper_dataset_task(
         chosen = perturbations_without_suite(dataset.name, names)
         variants = generated_variants(items, pool, chosen, seed, dataset.name)
         metadata = {"source": str(data_dir) if data_dir else "public source", "n_requested": n, "n_eligible": len(pool)}
-    return dhp_task(
-        dataset.name,
-        TEXT_KINDS[dataset.kind],
-        items,
-        variants,
-        chosen,
-        seed=seed,
-        repeats=repeats,
-        temperature=temperature,
-        expert_weights=expert_weights,
-        combine=combine,
-        metadata={**metadata, "description": dataset.description, "n_items": len(items)},
-        scoring=scoring,
-        min_mass=min_mass,
-        normalize=normalize,
-        answer_format=answer_format,
-        template=template,
-        scale=scale,
+    return (
+        list(items),
+        {item: dict(texts) for item, texts in variants.items()},
+        list(chosen),
+        {**metadata, "description": dataset.description, "n_items": len(items)},
     )
 
 

@@ -20,7 +20,7 @@ from fbi_tasks.definition import FBI_GRADER
 from fbi_tasks.fbi import _sample
 from judge_data import names_option
 from scorers.grader import grader_blind_spot_rates, grader_blind_spots
-from solvers.grader import arguments_hash, grade_submissions, load_grader, scorer_arguments
+from solvers.grader import grade_submissions, grader_metadata, load_grader, scorer_arguments
 
 DEFAULTS = FBI_GRADER.default_values
 
@@ -35,11 +35,6 @@ def _gold_target(state: TaskState) -> Target:
 
 def _no_target(state: TaskState) -> Target:
     return Target("")
-
-
-def grader_metadata(scorer: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
-    """The grader under test as the log records it (``judge-report`` names the judge after it)."""
-    return {"scorer": scorer, "scorer_args": dict(arguments), "scorer_args_hash": arguments_hash(arguments)}
 
 
 @task

@@ -15,6 +15,7 @@ from adherence_tasks.definition import ADHERENCE as ADHERENCE_DEFINITION
 from coeval_tasks.definition import COEVAL_CRITERIA as COEVAL_CRITERIA_DEFINITION
 from coeval_tasks.definition import COEVAL_SCORING as COEVAL_SCORING_DEFINITION
 from dhp_tasks.definition import DHP as DHP_DEFINITION
+from dhp_tasks.definition import DHP_GRADER as DHP_GRADER_DEFINITION
 from fbi_tasks.definition import FBI as FBI_DEFINITION
 from fbi_tasks.definition import FBI_GRADER as FBI_GRADER_DEFINITION
 from judge_data.definitions import SuiteDefinition
@@ -148,6 +149,16 @@ DHP = SuiteView(
     task_prefixes=("dhp_",),
     answers_per_sample=lambda run: float(len(run.metadata.get("metrics") or [1]) * (run.setting("repeats") or 1)),
     paper_tables=(PaperTable("dhp_d_by_perturbation", "DHP: D per perturbation by dataset", _dhp_cells, "dataset"),),
+)
+
+DHP_GRADER = SuiteView(
+    DHP_GRADER_DEFINITION,
+    title="DHP with your grader: an inspect scorer as the judge (D > 1: damage noticed at the 5 % level)",
+    task_prefixes=("dhp_grader_",),
+    answers_per_sample=lambda run: 1.0,
+    paper_tables=(
+        PaperTable("dhp_grader_d_by_perturbation", "DHP with your grader: D per perturbation", _dhp_cells, "dataset"),
+    ),
 )
 
 # FBI -----------------------------------------------------------------------------------------------------------------
@@ -340,7 +351,7 @@ COEVAL_SCORING = SuiteView(
     ),
 )
 
-SUITES: tuple[SuiteView, ...] = (DHP, FBI, FBI_GRADER, ADHERENCE, COEVAL_CRITERIA, COEVAL_SCORING)
+SUITES: tuple[SuiteView, ...] = (DHP, DHP_GRADER, FBI, FBI_GRADER, ADHERENCE, COEVAL_CRITERIA, COEVAL_SCORING)
 
 
 def suite_of(run: Run) -> SuiteView | None:

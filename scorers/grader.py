@@ -29,6 +29,7 @@ from inspect_ai.scorer import (
 from inspect_ai.solver import TaskState
 
 from scorers.blind_spots import single_failure
+from scorers.dhp import ANSWERS_KEY, FAILURES_KEY
 from scorers.fbi import blind_spot_metrics
 from scorers.unparsed import register_warning_hook, unparsed_record
 from scorers.values import as_float
@@ -98,6 +99,34 @@ def grader_blind_spots() -> Scorer:
                 "perturbed_score": _nan_if_none(perturbed),
                 "failure": single_failure(gold, perturbed, bool(state.metadata["invariant"])),
                 "parse_failures": float(unparsed),
+                SCORER_ERRORS: float(record[SCORER_ERRORS]),
+            },
+            answer=state.output.completion,
+            metadata=record,
+        )
+
+    return score
+
+
+GRADE = "grade"
+"""DHP's one metric under a grader: the scorer's value for the text."""
+
+
+@scorer(metrics=[])
+def grader_grades() -> Scorer:
+    """DHP: the grader's value for the sample's text as its one rating, ``grade`` (NaN where it gave none, counted
+    as a parse failure), in the score-value shape of the suite's rating scorers."""
+    register_warning_hook()
+
+    async def score(state: TaskState, target: Target) -> Score:
+        values, record = read_grades(state.store.get(GRADES_STORE_KEY) or {}, (GRADE,))
+        failed = float(values[GRADE] is None)
+        return Score(
+            value={
+                GRADE: _nan_if_none(values[GRADE]),
+                ANSWERS_KEY.format(GRADE): 1.0,
+                FAILURES_KEY.format(GRADE): failed,
+                "parse_failures": failed,
                 SCORER_ERRORS: float(record[SCORER_ERRORS]),
             },
             answer=state.output.completion,

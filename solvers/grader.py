@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import transcript
-from inspect_ai.model import ChatMessageAssistant, ModelOutput
+from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput
 from inspect_ai.scorer import Score, Scorer, Target
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
@@ -75,6 +75,11 @@ def arguments_hash(arguments: Mapping[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
+def grader_metadata(scorer: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """The grader under test as the task metadata records it (``judge-report`` names the judge after it)."""
+    return {"scorer": scorer, "scorer_args": dict(arguments), "scorer_args_hash": arguments_hash(arguments)}
+
+
 def load_grader(name: str | None, arguments: Mapping[str, Any]) -> Scorer:
     """The scorer called ``name`` (a registered name, ``file.py`` or ``file.py@function``) made with ``arguments``,
     as inspect's own loader makes the scorer of ``inspect score --scorer``."""
@@ -98,15 +103,16 @@ def load_grader(name: str | None, arguments: Mapping[str, Any]) -> Scorer:
         raise OptionError(f"-T scorer_args: {name} does not take these arguments ({error})") from error
 
 
-def _submission_state(state: TaskState, submission: str, target: Target) -> TaskState:
+def _submission_state(state: TaskState, submission: str, target: Target, question: str | None) -> TaskState:
     """A copy of the sample's state whose output (and last message) is ``submission``, as a solver would leave it,
-    and whose target is ``target``."""
+    whose target is ``target`` and whose input is ``question`` where given."""
+    asked = [ChatMessageUser(content=question)] if question is not None else state.messages
     return TaskState(
         model=state.model,
         sample_id=state.sample_id,
         epoch=state.epoch,
-        input=state.input,
-        messages=[*state.messages, ChatMessageAssistant(content=submission, model=str(state.model))],
+        input=state.input if question is None else question,
+        messages=[*asked, ChatMessageAssistant(content=submission, model=str(state.model))],
         target=target,
         output=ModelOutput.from_content(model=str(state.model), content=submission),
         metadata=dict(state.metadata),
@@ -119,10 +125,12 @@ def _plain(value: Any) -> Any:
     return None if isinstance(value, float) and math.isnan(value) else value
 
 
-async def grade(grader: Scorer, state: TaskState, submission: str, target: Target) -> dict[str, Any]:
+async def grade(
+    grader: Scorer, state: TaskState, submission: str, target: Target, question: str | None = None
+) -> dict[str, Any]:
     """What the grader gave one submission: ``value``, ``explanation``, ``reason``, or the ``error`` it raised."""
     try:
-        score = await grader(_submission_state(state, submission, target), target)
+        score = await grader(_submission_state(state, submission, target, question), target)
     except Exception as error:  # the grader's failure is a result to count, not a crash of the run
         return {"value": None, "explanation": None, "reason": "error", "error": f"{type(error).__name__}: {error}"}
     if not isinstance(score, Score):
@@ -143,14 +151,19 @@ def _shown(result: Mapping[str, Any]) -> str:
 
 @solver
 def grade_submissions(
-    submissions: Callable[[TaskState], Mapping[str, str]], grader: Scorer, target: Callable[[TaskState], Target]
+    submissions: Callable[[TaskState], Mapping[str, str]],
+    grader: Scorer,
+    target: Callable[[TaskState], Target],
+    question: Callable[[TaskState], str] | None = None,
 ) -> Solver:
-    """Grade each named submission of the sample with ``grader`` (concurrently), given ``target(state)``; keep what
-    it gave and the models it called in the store."""
+    """Grade each named submission of the sample with ``grader`` (concurrently), given ``target(state)`` and, where
+    ``question`` is given, ``question(state)`` as the input instead of the sample's; keep what it gave and the models
+    it called in the store."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         named = dict(submissions(state))
-        results = await asyncio.gather(*(grade(grader, state, text, target(state)) for text in named.values()))
+        asked = question(state) if question else None
+        results = await asyncio.gather(*(grade(grader, state, text, target(state), asked) for text in named.values()))
         grades = dict(zip(named, results, strict=True))
         models = sorted({event.model for event in transcript().events if isinstance(event, ModelEvent)})
         state.store.set(GRADES_STORE_KEY, grades)

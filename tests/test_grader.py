@@ -18,12 +18,15 @@ from judge_report.tables import build_report
 from scorers.grader import grade_value
 from solvers.grader import arguments_hash, load_grader, scorer_arguments
 from tests.cli import create_task
-from tests.test_inspect_integration import eval_command, eval_in_process, metrics_of, run_command
+from tests.test_inspect_integration import eval_command, eval_in_process, metrics_of, originals_of, run_command
 
 ITEMS = ("abilities=factual,score_invariant", "per_category=1")
 """Six factual items (one per category) and one score-invariant edit."""
 
 _SUBMISSION = re.compile(r"\[Submission\]: (.*?)\n\*+\n\[END DATA\]", re.DOTALL)
+_QA = re.compile(
+    r"\[Task\]: (.*?)\n\*+\n\[Submission\]: (.*?)\n\*+\n\[Criterion\]: (.*?)\n\*+\n\[END DATA\]", re.DOTALL
+)
 _EXPERT = re.compile(r"\[Expert\]: (.*?)\n\*+\n\[Submission\]", re.DOTALL)
 
 
@@ -163,3 +166,35 @@ def test_a_scorer_from_a_file_without_a_target(tmp_path, fbi_data):
     grades = entity.store["grader_grades"]
     assert grades["gold"]["error"] == "RuntimeError: grader unreachable" and grades["gold"]["value"] is None
     assert log.eval.metadata["grader"]["scorer_args"] == {"down_for": "entity"}
+
+
+@pytest.mark.integration
+def test_model_graded_qa_on_dhp_texts(tmp_path, dhp_data):
+    """Each text is graded on its own against the dataset's criteria, with its source article as the task; a grader
+    that passes the originals and fails their damaged copies discerns the damage."""
+    summeval = dhp_data("summeval")
+    originals = originals_of("summeval", summeval, 6)
+    seen: list[tuple[str, str]] = []
+
+    def grader(prompt: str) -> str:
+        task, submission, criterion = _QA.search(prompt).groups()
+        seen.append((task, criterion))
+        return "GRADE: C" if submission in originals else "GRADE: I"
+
+    log, calls = eval_in_process(
+        "dhp_tasks/grader",
+        grader,
+        tmp_path,
+        "scorer=model_graded_qa",
+        f"data_dir={summeval}",
+        "n=6",
+        "perturbations=typos_major",
+    )
+    metrics = metrics_of(log)
+    assert len(calls) == 6 * 2
+    assert metrics["D/typos_major"] == pytest.approx(math.log(1 / 64) / math.log(0.05))
+    assert metrics["parse_failures"] == 0
+    contexts = {sample.metadata["context"] for sample in log.samples}
+    assert {task for task, _ in seen} == contexts
+    assert all(criterion.startswith("Coherence: how well the sentences") for _, criterion in seen)
+    assert log.eval.task == "dhp_grader_summeval" and log.eval.metadata["grader"]["scorer"] == "model_graded_qa"
