@@ -156,6 +156,12 @@ FBI_GRADER = SuiteDefinition(
             choices=TARGETS,
         ),
         *(FBI.option(name) for name in ITEM_OPTIONS),
+        Option(
+            "suite",
+            None,
+            "suite file from `fbi-build` (your own answers, perturbed); its items are graded as they are (`categories` "
+            "still chooses; the other item options are unused)",
+        ),
     ),
     headlines=(
         *(headline for headline in FBI.headlines if "flip" not in headline.metric),
@@ -172,6 +178,7 @@ FBI_GRADER = SuiteDefinition(
         "include_extra",
         "keep_identical",
         "target",
+        "suite",
     ),
 )
 

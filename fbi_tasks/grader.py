@@ -15,7 +15,8 @@ from inspect_ai.dataset import MemoryDataset
 from inspect_ai.scorer import Target
 from inspect_ai.solver import TaskState
 
-from fbi_tasks.data import load_items
+from fbi_tasks.build import read_suite
+from fbi_tasks.data import FbiSelection, load_items
 from fbi_tasks.definition import FBI_GRADER
 from fbi_tasks.fbi import _sample
 from judge_data import names_option
@@ -50,21 +51,30 @@ def grader(
     include_extra: bool = DEFAULTS["include_extra"],
     hub_revision: str | None = DEFAULTS["hub_revision"],
     keep_identical: bool = DEFAULTS["keep_identical"],
+    suite: str | None = DEFAULTS["suite"],
 ) -> Task:
     """FBI with your grader: any inspect scorer grades the gold and the perturbed answer of each item."""
     FBI_GRADER.check(target=target, per_category=per_category)
     arguments = scorer_arguments(scorer_args)
     grading = load_grader(scorer, arguments)
-    selection = load_items(
-        data_dir,
-        names_option(abilities),
-        names_option(categories),
-        per_category,
-        seed,
-        include_extra,
-        hub_revision,
-        keep_identical,
-    )
+    if suite is not None:
+        header, items = read_suite(suite)
+        chosen = names_option(categories)
+        items = [item for item in items if chosen is None or item.category in chosen]
+        selection = FbiSelection(items, [])
+        source: dict[str, Any] = {"source": f"suite {suite}", "suite": header["checksum"], "suite_header": header}
+    else:
+        selection = load_items(
+            data_dir,
+            names_option(abilities),
+            names_option(categories),
+            per_category,
+            seed,
+            include_extra,
+            hub_revision,
+            keep_identical,
+        )
+        source = {"source": data_dir or (f"hub {hub_revision}" if hub_revision else "authors' release")}
     return Task(
         dataset=MemoryDataset([_sample(item) for item in selection.items], name="fbi_grader"),
         solver=grade_submissions(_submissions, grading, _gold_target if target == "gold" else _no_target),
@@ -78,7 +88,7 @@ def grader(
             "grader": grader_metadata(str(scorer), arguments),
             "target": target,
             "n_items": len(selection.items),
-            "source": data_dir or (f"hub {hub_revision}" if hub_revision else "authors' release"),
+            **source,
             "keep_identical": keep_identical,
             "left_out_identical": [f"{item.category}/{item.id}" for item in selection.unchanged],
         },

@@ -4,20 +4,26 @@ models on 127.0.0.1, and how its grades are read."""
 from __future__ import annotations
 
 import inspect
+import json
 import math
+import os
 import re
+from unittest.mock import patch
 
 import pytest
 
+from fbi_tasks.build import INSTRUCTIONS, read_suite
+from fbi_tasks.build import main as build_main
 from fbi_tasks.data import load_items
 from fbi_tasks.definition import FBI_GRADER
 from fbi_tasks.grader import grader
-from judge_data import OptionError
+from judge_data import DataError, OptionError
 from judge_report.runs import read_runs
 from judge_report.tables import build_report
 from scorers.grader import grade_value
 from solvers.grader import arguments_hash, load_grader, scorer_arguments
 from tests.cli import create_task
+from tests.fake_judge import reads_request, serve
 from tests.test_inspect_integration import eval_command, eval_in_process, metrics_of, originals_of, run_command
 
 ITEMS = ("abilities=factual,score_invariant", "per_category=1")
@@ -198,3 +204,66 @@ def test_model_graded_qa_on_dhp_texts(tmp_path, dhp_data):
     assert {task for task, _ in seen} == contexts
     assert all(criterion.startswith("Coherence: how well the sentences") for _, criterion in seen)
     assert log.eval.task == "dhp_grader_summeval" and log.eval.metadata["grader"]["scorer"] == "model_graded_qa"
+
+
+OWN_ITEMS = [
+    {"id": "capital", "question": "What is the capital of France?", "answer": "The capital of France is Paris."},
+    {"id": "sum", "question": "What is 2 + 3?", "answer": "2 + 3 = 5, so the answer is 5.", "reference": "5"},
+]
+
+_TO_REWRITE = re.compile(r"Change to make: (.*?)\n\n.*Answer to rewrite:\n(.*)\n\nReply with", re.DOTALL)
+
+
+@reads_request
+def stand_in_perturber(request: dict) -> str:
+    """Spelling: the answer unchanged at temperature 0 (refused), a misspelt copy when sampled; entity: a made-up
+    name; score-invariant: a rewording."""
+    change, answer = _TO_REWRITE.search(request["messages"][-1]["content"]).groups()
+    if change == INSTRUCTIONS["spelling"]:
+        return answer.replace("the", "teh", 1) if request.get("temperature") else answer
+    if change == INSTRUCTIONS["entity"]:
+        return f"Zorblax says: {answer}"
+    return f"In other words, {answer[0].lower()}{answer[1:]}"
+
+
+@pytest.mark.integration
+def test_fbi_build_writes_a_suite_the_grader_reads(tmp_path):
+    """Own answers perturbed by a stand-in perturber; a rebuild calls no model and writes the same bytes; the grader
+    reads the suite, and a changed file fails its checksum."""
+    (tmp_path / "items.jsonl").write_text("\n".join(json.dumps(item) for item in OWN_ITEMS) + "\n")
+    build = ["--perturber", "openai-api/fakejudge/perturber", "--categories", "spelling,entity,score_invariant"]
+    with serve(stand_in_perturber) as (url, calls):
+        env = {"FAKEJUDGE_BASE_URL": url, "FAKEJUDGE_API_KEY": "test", "INSPECT_CACHE_DIR": str(tmp_path / "cache")}
+        with patch.dict(os.environ, env):
+            build_main([str(tmp_path / "items.jsonl"), "-o", str(tmp_path / "suite.jsonl"), *build])
+            first_calls = len(calls)
+            build_main([str(tmp_path / "items.jsonl"), "-o", str(tmp_path / "again.jsonl"), *build])
+    assert first_calls == 4 + 2 + 3  # spelling: refused once, then sampled ("sum"); refused three times ("capital")
+    assert len(calls) == first_calls
+    assert (tmp_path / "again.jsonl").read_bytes() == (tmp_path / "suite.jsonl").read_bytes()
+    header, items = read_suite(tmp_path / "suite.jsonl")
+    assert header["report"]["refused"] == {"spelling: identical": 4}
+    assert header["report"]["given_up"] == ["spelling/capital"]  # it has no "the" to misspell
+    assert {(item.id, item.category) for item in items} == {
+        (own["id"], category) for own in OWN_ITEMS for category in ("spelling", "entity", "score_invariant")
+    } - {("capital", "spelling")}
+    spelling = {item.id: item.perturbed for item in items if item.category == "spelling"}
+    assert spelling["sum"] == "2 + 3 = 5, so teh answer is 5."
+
+    golds = {own["answer"] for own in OWN_ITEMS}
+
+    def grader(prompt: str) -> str:
+        return "GRADE: C" if _SUBMISSION.search(prompt).group(1) in golds else "GRADE: I"
+
+    log, _ = eval_in_process(
+        "fbi_tasks/grader", grader, tmp_path / "run", "scorer=model_graded_fact", f"suite={tmp_path / 'suite.jsonl'}"
+    )
+    metrics = metrics_of(log)
+    assert len(log.samples) == 5
+    assert metrics["error_rate"] == 0.0 and metrics["si_error_rate"] == 1.0
+    assert log.eval.metadata["suite"] == header["checksum"]
+
+    lines = (tmp_path / "suite.jsonl").read_text().splitlines()
+    (tmp_path / "changed.jsonl").write_text("\n".join([lines[0], lines[1].replace("Zorblax", "Zorb"), *lines[2:]]))
+    with pytest.raises(DataError, match="row 1: the checksum does not match"):
+        read_suite(tmp_path / "changed.jsonl")
