@@ -373,6 +373,7 @@ def paper_dataset_task(
         judge_template=judge_template,
         task=f"dhp_tasks/{dataset.name}",
     )
+    DHP.check(scale=scale)
     templated_prompt(TEXT_KINDS[dataset.kind].prompt, template, scale)  # a scale without a template fails here
     items, variants, chosen, metadata = paper_dataset_items(dataset, data_dir, n, seed, perturbations, suite)
     return dhp_task(
@@ -562,6 +563,7 @@ def custom(
         judge_template=judge_template,
         task="dhp_tasks/custom",
     )
+    DHP.check(scale=scale)
     templated_prompt(TEXT_KINDS[kind].prompt, template, scale)
     chosen_criteria(TEXT_KINDS[kind], names_option(metrics))
     chosen = choose_perturbations(KIND_PERTURBATIONS[kind], requested_perturbations(perturbations))

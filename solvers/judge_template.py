@@ -141,8 +141,6 @@ def templated_prompt(prompt: JudgePrompt, template: JudgeTemplate | None, scale:
         if scale is not None:
             raise OptionError("scale sets the range a judge_template asks for; the suite's prompts rate 1-5")
         return prompt
-    if scale is not None and scale < 2:
-        raise OptionError(f"scale must be at least 2, got {scale}")
     return TemplatePrompt(
         prompt.task, prompt.context_label, prompt.text_label, prompt.low, scale or prompt.high, template=template
     )

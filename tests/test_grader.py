@@ -18,7 +18,8 @@ from fbi_tasks.data import load_items
 from fbi_tasks.definition import FBI_GRADER
 from fbi_tasks.grader import grader
 from judge_data import DataError, OptionError
-from judge_report.runs import read_runs
+from judge_report.judges import judges_of
+from judge_report.runs import Run, grader_name, read_runs
 from judge_report.tables import build_report
 from scorers.grader import grade_value
 from solvers.grader import arguments_hash, load_grader, scorer_arguments
@@ -84,6 +85,29 @@ def test_every_task_option_is_declared_with_its_default():
     function = inspect.unwrap(grader)
     for parameter in inspect.signature(function).parameters.values():
         assert parameter.default == FBI_GRADER.default(parameter.name), parameter.name
+
+
+def test_graders_of_one_model_are_named_apart_by_their_arguments():
+    """Two templates of one scorer on one grader model are two judges, named after the scorer and its arguments'
+    hash; the judges table lists the arguments (a long template shortened)."""
+
+    def run(arguments: dict) -> Run:
+        grader = {
+            "scorer": "model_graded_fact",
+            "scorer_args": arguments,
+            "scorer_args_hash": arguments_hash(arguments),
+        }
+        metadata = {"grader": grader, "paradigm": "grader", "target": "gold", "task_version": 1}
+        return Run("log", "inspect", "fbi_grader", "1", "openai/gpt-4o-mini", {}, metadata, {}, {"error_rate": 0.5},
+                   10, "2026-11-26", grader=grader_name(metadata))  # fmt: skip
+
+    strict, plain = run({"template": "Be strict. " * 10 + "{question} {answer} {criterion} {instructions}"}), run({})
+    judges = judges_of([strict, plain])
+    assert judges[plain.judge].name == "model_graded_fact on openai/gpt-4o-mini"
+    hashed = arguments_hash(strict.metadata["grader"]["scorer_args"])[:6]
+    assert judges[strict.judge].name == f"model_graded_fact #{hashed} on openai/gpt-4o-mini"
+    shown = judges[strict.judge].model_args["scorer_args.template"]
+    assert shown.startswith("Be strict. Be strict.") and len(shown) < 60
 
 
 @pytest.mark.integration
