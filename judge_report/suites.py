@@ -197,7 +197,6 @@ FBI_GRADER = SuiteView(
             "column",
         ),
     ),
-    hub_dataset=lambda run: "ai4bharat/FBI",
 )
 
 # Instruction adherence -----------------------------------------------------------------------------------------------

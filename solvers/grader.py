@@ -23,6 +23,7 @@ from inspect_ai.log import transcript
 from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput
 from inspect_ai.scorer import Score, Scorer, Target
 from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.util import LimitExceededError
 
 from judge_data import OptionError
 from judge_data.inspect_private import ScorerSpec, registry_lookup, scorer_from_spec
@@ -131,6 +132,8 @@ async def grade(
     """What the grader gave one submission: ``value``, ``explanation``, ``reason``, or the ``error`` it raised."""
     try:
         score = await grader(_submission_state(state, submission, target, question), target)
+    except LimitExceededError:  # the sample's own limits (time, tokens) end the sample, as in any solver
+        raise
     except Exception as error:  # the grader's failure is a result to count, not a crash of the run
         return {"value": None, "explanation": None, "reason": "error", "error": f"{type(error).__name__}: {error}"}
     if not isinstance(score, Score):
