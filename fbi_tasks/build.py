@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fbi_tasks.data import CATEGORIES, SCORE_INVARIANT, FbiItem
+from fbi_tasks.data import CATEGORIES, SCORE_INVARIANT, FbiItem, FbiSelection
 from judge_data import DataError, OptionError, id_field, names_option, optional_text_field, read_jsonl, text_field
 
 logger = logging.getLogger(__name__)
@@ -234,6 +234,15 @@ def read_suite(path: str | Path) -> tuple[dict[str, Any], list[FbiItem]]:
             )
         )
     return header, items
+
+
+def suite_selection(path: str, categories: str | Sequence[str] | None) -> tuple[FbiSelection, dict[str, Any]]:
+    """A suite file's items (of ``categories``, all by default) as a task's selection, and the task metadata saying
+    where they came from (the checksum is what makes two runs comparable)."""
+    header, items = read_suite(path)
+    chosen = names_option(categories)
+    kept = [item for item in items if chosen is None or item.category in chosen]
+    return FbiSelection(kept, []), {"source": f"suite {path}", "suite": header["checksum"], "suite_header": header}
 
 
 def _model_args(pairs: Sequence[str]) -> dict[str, Any]:

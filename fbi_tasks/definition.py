@@ -77,6 +77,12 @@ FBI = SuiteDefinition(
             choices=ANSWER_FORMATS,
         ),
         Option(
+            "suite",
+            None,
+            "suite file from `fbi-build` (your own answers, perturbed); its items are judged as they are (`categories` "
+            "still chooses; the other item options are unused)",
+        ),
+        Option(
             "judge_template",
             None,
             "your own judge prompt, a file; single: it "
@@ -108,6 +114,7 @@ FBI = SuiteDefinition(
         "min_mass",
         "answer_format",
         "judge_template",
+        "suite",
     ),
 )
 
@@ -120,6 +127,7 @@ ITEM_OPTIONS = (
     "include_extra",
     "hub_revision",
     "keep_identical",
+    "suite",
 )
 """The options that choose FBI's items, shared by every FBI task."""
 
@@ -156,12 +164,6 @@ FBI_GRADER = SuiteDefinition(
             choices=TARGETS,
         ),
         *(FBI.option(name) for name in ITEM_OPTIONS),
-        Option(
-            "suite",
-            None,
-            "suite file from `fbi-build` (your own answers, perturbed); its items are graded as they are (`categories` "
-            "still chooses; the other item options are unused)",
-        ),
     ),
     headlines=(
         *(headline for headline in FBI.headlines if "flip" not in headline.metric),

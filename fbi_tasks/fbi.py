@@ -15,6 +15,7 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.solver import TaskState
 
+from fbi_tasks.build import suite_selection
 from fbi_tasks.data import FbiItem, load_items
 from fbi_tasks.definition import FBI
 from fbi_tasks.prompts import (
@@ -155,6 +156,7 @@ def fbi_task(
     min_mass: float = DEFAULTS["min_mass"],
     answer_format: AnswerFormat = DEFAULTS["answer_format"],
     judge_template: str | None = DEFAULTS["judge_template"],
+    suite: str | None = DEFAULTS["suite"],
 ) -> Task:
     """Assemble one FBI strategy: items, the judge prompts, the failure-rate metric.
 
@@ -174,16 +176,20 @@ def fbi_task(
     if strategy in ("rubric", "axis_rubric") and scale not in (3, 5):
         raise OptionError(f"{strategy} scores on 1-3 or 1-5 (the paper's two rubric ranges), not 1-{scale}")
     template = load_judge_template(judge_template, FBI_PLACEHOLDERS[paradigm], f"fbi_tasks/{paradigm}")
-    selection = load_items(
-        data_dir,
-        names_option(abilities),
-        names_option(categories),
-        per_category,
-        seed,
-        include_extra,
-        hub_revision,
-        keep_identical,
-    )
+    if suite is not None:
+        selection, source = suite_selection(suite, categories)
+    else:
+        selection = load_items(
+            data_dir,
+            names_option(abilities),
+            names_option(categories),
+            per_category,
+            seed,
+            include_extra,
+            hub_revision,
+            keep_identical,
+        )
+        source = {"source": data_dir or (f"hub {hub_revision}" if hub_revision else "authors' release")}
     if scoring == "logprobs":
         solver = logprob_prompts(
             _prompts(paradigm, strategy, scale, True, answer_format, template), max_tokens_for(scale), temperature
@@ -213,7 +219,7 @@ def fbi_task(
             **({"min_mass": min_mass, "prompt": "rating only, no explanation"} if scoring == "logprobs" else {}),
             "scale": None if paradigm == "pairwise" else scale,
             "n_items": len(selection.items),
-            "source": data_dir or (f"hub {hub_revision}" if hub_revision else "authors' release"),
+            **source,
             "keep_identical": keep_identical,
             "left_out_identical": [f"{item.category}/{item.id}" for item in selection.unchanged],
             **(template.metadata() if template else {}),
@@ -238,6 +244,7 @@ def single(
     min_mass: float = DEFAULTS["min_mass"],
     answer_format: AnswerFormat = DEFAULTS["answer_format"],
     judge_template: str | None = DEFAULTS["judge_template"],
+    suite: str | None = DEFAULTS["suite"],
 ) -> Task:
     """FBI single-answer scoring: the gold and the perturbed answer are rated in separate calls."""
     return fbi_task(
@@ -257,6 +264,7 @@ def single(
         min_mass=min_mass,
         answer_format=answer_format,
         judge_template=judge_template,
+        suite=suite,
     )
 
 
@@ -274,6 +282,7 @@ def pairwise(
     keep_identical: bool = DEFAULTS["keep_identical"],
     answer_format: AnswerFormat = DEFAULTS["answer_format"],
     judge_template: str | None = DEFAULTS["judge_template"],
+    suite: str | None = DEFAULTS["suite"],
 ) -> Task:
     """FBI pairwise comparison: each gold/perturbed pair judged twice, gold first and gold second."""
     return fbi_task(
@@ -290,6 +299,7 @@ def pairwise(
         keep_identical=keep_identical,
         answer_format=answer_format,
         judge_template=judge_template,
+        suite=suite,
     )
 
 
@@ -310,6 +320,7 @@ def reference(
     min_mass: float = DEFAULTS["min_mass"],
     answer_format: AnswerFormat = DEFAULTS["answer_format"],
     judge_template: str | None = DEFAULTS["judge_template"],
+    suite: str | None = DEFAULTS["suite"],
 ) -> Task:
     """FBI reference-guided scoring: the gold answer is the reference, the perturbed answer is rated."""
     return fbi_task(
@@ -329,6 +340,7 @@ def reference(
         min_mass=min_mass,
         answer_format=answer_format,
         judge_template=judge_template,
+        suite=suite,
     )
 
 
@@ -336,7 +348,7 @@ _COMMON = ("data_dir", "abilities", "categories", "per_category", "seed")
 single.__doc__ = FBI.docstring(
     "FBI single-answer scoring: the gold and the perturbed answer are rated in separate calls.",
     ("strategy", *_COMMON, "scale", "include_extra", "temperature", "hub_revision", "keep_identical", "scoring",
-     "min_mass", "answer_format", "judge_template"),
+     "min_mass", "answer_format", "judge_template", "suite"),
     {"strategy": f"one of {', '.join(SINGLE_STRATEGIES)} (default vanilla)"},
 )  # fmt: skip
 pairwise.__doc__ = FBI.docstring(
@@ -350,12 +362,13 @@ pairwise.__doc__ = FBI.docstring(
         "keep_identical",
         "answer_format",
         "judge_template",
+        "suite",
     ),
     {"strategy": f"one of {', '.join(PAIRWISE_STRATEGIES)} (default pairwise)"},
 )
 reference.__doc__ = FBI.docstring(
     "FBI reference-guided scoring: the gold answer is the reference, the perturbed answer is rated.",
     ("strategy", *_COMMON, "scale", "include_extra", "temperature", "hub_revision", "keep_identical", "scoring",
-     "min_mass", "answer_format", "judge_template"),
+     "min_mass", "answer_format", "judge_template", "suite"),
     {"strategy": "reference", "scale": "top of the score range (default 10); a perturbed answer given it fails"},
 )  # fmt: skip

@@ -15,8 +15,8 @@ from inspect_ai.dataset import MemoryDataset
 from inspect_ai.scorer import Target
 from inspect_ai.solver import TaskState
 
-from fbi_tasks.build import read_suite
-from fbi_tasks.data import FbiSelection, load_items
+from fbi_tasks.build import suite_selection
+from fbi_tasks.data import load_items
 from fbi_tasks.definition import FBI_GRADER
 from fbi_tasks.fbi import _sample
 from judge_data import names_option
@@ -58,11 +58,7 @@ def grader(
     arguments = scorer_arguments(scorer_args)
     grading = load_grader(scorer, arguments)
     if suite is not None:
-        header, items = read_suite(suite)
-        chosen = names_option(categories)
-        items = [item for item in items if chosen is None or item.category in chosen]
-        selection = FbiSelection(items, [])
-        source: dict[str, Any] = {"source": f"suite {suite}", "suite": header["checksum"], "suite_header": header}
+        selection, source = suite_selection(suite, categories)
     else:
         selection = load_items(
             data_dir,

@@ -287,6 +287,10 @@ def test_fbi_build_writes_a_suite_the_grader_reads(tmp_path):
     assert metrics["error_rate"] == 0.0 and metrics["si_error_rate"] == 1.0
     assert log.eval.metadata["suite"] == header["checksum"]
 
+    pairwise = create_task("fbi_tasks/pairwise", f"suite={tmp_path / 'suite.jsonl'}", "categories=entity")
+    assert [sample.id for sample in pairwise.dataset] == ["entity/capital", "entity/sum"]
+    assert pairwise.metadata["suite"] == header["checksum"]
+
     lines = (tmp_path / "suite.jsonl").read_text().splitlines()
     (tmp_path / "changed.jsonl").write_text("\n".join([lines[0], lines[1].replace("Zorblax", "Zorb"), *lines[2:]]))
     with pytest.raises(DataError, match="row 1: the checksum does not match"):
