@@ -38,6 +38,7 @@ from scorers.answer_parsing import AnswerFormat
 from scorers.likelihood import DEFAULT_NORMALIZATION, Normalization, likelihood_scores
 from solvers.answer_format import answer_config, check_answer_format
 from solvers.judge import sample_prompts
+from solvers.judge_template import ADHERENCE_PLACEHOLDERS, JudgeTemplate, check_template_scoring, load_judge_template
 from solvers.likelihood import score_likelihood
 from solvers.logprob_scoring import (
     DEFAULT_MIN_MASS,
@@ -83,11 +84,12 @@ def _sample(item: HumanItem, criteria: Sequence[HumanCriterion], dataset: str) -
     )
 
 
-def _prompts(questions: Sequence[Question], task_description: str):
+def _prompts(questions: Sequence[Question], task_description: str, template: JudgeTemplate | None):
     def build(state: TaskState) -> Mapping[str, str]:
         meta = state.metadata
         return {
-            question.key: render(question, task_description, meta["task"], meta["response"]) for question in questions
+            question.key: render(question, task_description, meta["task"], meta["response"], template)
+            for question in questions
         }
 
     return build
@@ -102,8 +104,11 @@ def check_options(
     min_mass: float = DEFAULT_MIN_MASS,
     normalize: str = DEFAULT_NORMALIZATION,
     answer_format: str = "text",
-) -> None:
-    """Every option an adherence task takes that needs no data, checked before any data is read or downloaded."""
+    judge_template: str | None = None,
+    task: str = "adherence",
+) -> JudgeTemplate | None:
+    """Every option an adherence task takes that needs no data, checked before any data is read or downloaded; the
+    judge template, loaded and checked."""
     if setting == PERPLEXITY_SETTING:
         raise OptionError(
             "the likelihood setting is chosen with scoring=perplexity (task version 4); pass -T scoring=perplexity"
@@ -113,6 +118,9 @@ def check_options(
     check_answer_format(answer_format, scoring)
     if normalize != DEFAULT_NORMALIZATION and scoring != "perplexity":
         raise OptionError(f"normalize={normalize} applies to scoring=perplexity, not scoring={scoring}")
+    template = load_judge_template(judge_template, ADHERENCE_PLACEHOLDERS, task)
+    check_template_scoring(template, scoring)
+    return template
 
 
 def adherence_task(
@@ -131,6 +139,7 @@ def adherence_task(
     normalize: Normalization = DEFAULTS["normalize"],
     answer_format: AnswerFormat = DEFAULTS["answer_format"],
     groups: str | None = DEFAULTS["groups"],
+    judge_template: str | None = DEFAULTS["judge_template"],
 ) -> Task:
     """Assemble one dataset under one setting: samples, the judge (prompts or likelihood), the agreement metric.
 
@@ -145,7 +154,7 @@ def adherence_task(
     criterion names to a group or null) overrides either; a criterion without a group is reported alone and left
     out of the dataset and group means.
     """
-    check_options(
+    template = check_options(
         setting=setting,
         n=n,
         repeats=repeats,
@@ -153,6 +162,8 @@ def adherence_task(
         min_mass=min_mass,
         normalize=normalize,
         answer_format=answer_format,
+        judge_template=judge_template,
+        task=f"adherence_tasks/{name}",
     )
     if folder is None:
         folder = public_folder(DATASETS[name])
@@ -184,11 +195,11 @@ def adherence_task(
         }
         if scoring == "logprobs":
             solver = logprob_prompts(
-                _prompts(questions, task_description), _logprob_tokens(questions), temperature=temperature
+                _prompts(questions, task_description, template), _logprob_tokens(questions), temperature=temperature
             )
         else:
             solver = sample_prompts(
-                _prompts(questions, task_description),
+                _prompts(questions, task_description, template),
                 repeats=repeats,
                 temperature=temperature,
                 configs={question.key: answer_config(question.shape, answer_format) for question in questions},
@@ -219,6 +230,7 @@ def adherence_task(
             **({"groups": groups} if groups is not None else {}),
             **({"normalize": normalize} if scoring == "perplexity" else {}),
             **({"min_mass": min_mass} if scoring == "logprobs" else {}),
+            **(template.metadata() if template else {}),
             "n_items": len(items),
             "seed": seed,
             "repeats": 1 if scoring == "logprobs" else repeats,
@@ -261,6 +273,7 @@ PAPER_OPTIONS = (
     "normalize",
     "answer_format",
     "groups",
+    "judge_template",
 )
 """The options of a paper dataset's task, in the order its signature and docstring list them."""
 
@@ -279,6 +292,7 @@ def _dataset_task(dataset: AdherenceDataset):
         normalize: Normalization = DEFAULTS["normalize"],
         answer_format: AnswerFormat = DEFAULTS["answer_format"],
         groups: str | None = DEFAULTS["groups"],
+        judge_template: str | None = DEFAULTS["judge_template"],
     ) -> Task:
         return adherence_task(
             dataset.name,
@@ -295,6 +309,7 @@ def _dataset_task(dataset: AdherenceDataset):
             normalize=normalize,
             answer_format=answer_format,
             groups=groups,
+            judge_template=judge_template,
         )
 
     dataset_task.__name__ = dataset.name
@@ -328,6 +343,7 @@ def custom(
     normalize: Normalization = DEFAULTS["normalize"],
     answer_format: AnswerFormat = DEFAULTS["answer_format"],
     groups: str | None = DEFAULTS["groups"],
+    judge_template: str | None = DEFAULTS["judge_template"],
 ) -> Task:
     """Instruction adherence on your own human-annotated data (the options below, from the suite's definition)."""
     folder = Path(data_dir).expanduser()
@@ -348,6 +364,7 @@ def custom(
         normalize=normalize,
         answer_format=answer_format,
         groups=groups,
+        judge_template=judge_template,
     )
 
 

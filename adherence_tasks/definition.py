@@ -7,6 +7,7 @@ from adherence_tasks.prompts import SETTINGS
 from judge_data.definitions import ALL, Headline, Option, SuiteDefinition
 from scorers.answer_parsing import ANSWER_FORMATS
 from scorers.likelihood import DEFAULT_NORMALIZATION, NORMALIZATIONS
+from solvers.judge_template import ADHERENCE_PLACEHOLDERS
 from solvers.logprob_scoring import DEFAULT_MIN_MASS, SCORINGS
 
 ADHERENCE = SuiteDefinition(
@@ -82,6 +83,13 @@ ADHERENCE = SuiteDefinition(
             "null (reported alone); overrides the suite's assignment (`criteria/<dataset>.json`)",
             shown_default="the suite's",
         ),
+        Option(
+            "judge_template",
+            None,
+            f"your own judge prompt, a file that {ADHERENCE_PLACEHOLDERS.described()}; the setting still chooses the "
+            "questions (one on overall quality, or one per criterion)",
+            shown_default="the setting's prompt",
+        ),
     ),
     headlines=(
         Headline("pearson", higher_is_better=True),
@@ -99,6 +107,7 @@ ADHERENCE = SuiteDefinition(
         "min_mass",
         "answer_format",
         "normalize",
+        "judge_template",
     ),
 )
 

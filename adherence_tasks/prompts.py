@@ -16,6 +16,7 @@ from typing import Literal
 from judge_data.human import HumanCriterion
 from scorers.answer_parsing import YES_NO, AnswerFormat, AnswerShape
 from solvers.answer_format import json_request
+from solvers.judge_template import JudgeTemplate
 
 Setting = Literal["generic", "criterion", "rubric"]
 SETTINGS: tuple[Setting, ...] = ("generic", "criterion", "rubric")
@@ -38,6 +39,11 @@ class Question:
     ask: str
     """The closing part of the prompt (what to score and how to answer)."""
     higher_is_better: bool = True
+    request: str = ""
+    """How to answer, the last part of :attr:`ask` (a judge template's ``{request}``)."""
+    criterion: str = "overall quality"
+    """What is scored, as a judge template's ``{criterion}`` names it."""
+    definition: str = ""
 
     @property
     def shape(self) -> AnswerShape:
@@ -77,11 +83,13 @@ def _request(
 def generic_question(low: float, high: float, binary: bool, answer_format: AnswerFormat = "text") -> Question:
     """The quality question with no criterion named, on the scale of the criteria it is compared with."""
     if binary:
-        ask = f"Is this a good response to the task?\n{_request(True, low, high, answer_format)}"
-        return Question("generic/binary", low, high, True, ask)
+        request = _request(True, low, high, answer_format)
+        return Question(
+            "generic/binary", low, high, True, f"Is this a good response to the task?\n{request}", True, request
+        )
     request = _request(False, low, high, answer_format)
     ask = f"Rate the overall quality of the response {_scale_words(low, high)}.\n{request}"
-    return Question(f"generic/{low:g}-{high:g}", low, high, False, ask)
+    return Question(f"generic/{low:g}-{high:g}", low, high, False, ask, True, request)
 
 
 def criterion_question(criterion: HumanCriterion, setting: Setting, answer_format: AnswerFormat = "text") -> Question:
@@ -95,13 +103,14 @@ def criterion_question(criterion: HumanCriterion, setting: Setting, answer_forma
         if levels:
             parts.append(f"Score levels:\n{levels}")
     if criterion.binary:
+        request = _request(True, criterion.low, criterion.high, answer_format)
         if setting == "rubric" and criterion.definition:
             question = "Answer the criterion's question for this response."
         elif criterion.higher_is_better:
             question = f"Does the response satisfy the criterion '{title}'?"
         else:
             question = f"Does the response have a problem of the kind '{title}'?"
-        parts.append(f"{question}\n{_request(True, criterion.low, criterion.high, answer_format)}")
+        parts.append(f"{question}\n{request}")
     else:
         request = _request(
             False, criterion.low, criterion.high, answer_format, f"{title} score", criterion.higher_is_better
@@ -109,7 +118,15 @@ def criterion_question(criterion: HumanCriterion, setting: Setting, answer_forma
         scale = _scale_words(criterion.low, criterion.high, criterion.higher_is_better)
         parts.append(f"Rate the response for {title} {scale}.\n{request}")
     return Question(
-        criterion.name, criterion.low, criterion.high, criterion.binary, "\n\n".join(parts), criterion.higher_is_better
+        criterion.name,
+        criterion.low,
+        criterion.high,
+        criterion.binary,
+        "\n\n".join(parts),
+        criterion.higher_is_better,
+        request,
+        title,
+        criterion.definition or "",
     )
 
 
@@ -131,8 +148,22 @@ def questions_for(
     return list(questions.values()), answered_by
 
 
-def render(question: Question, task_description: str, task: str, response: str) -> str:
-    """The full prompt: shared parts first (task description, task input, response), the question last."""
+def render(
+    question: Question, task_description: str, task: str, response: str, template: JudgeTemplate | None = None
+) -> str:
+    """The full prompt: shared parts first (task description, task input, response), the question last; or a judge
+    template filled with them."""
+    if template is not None:
+        return template.render(
+            task_description=task_description,
+            task=task,
+            response=response,
+            criterion=question.criterion,
+            definition=question.definition,
+            low=f"{question.low:g}",
+            high=f"{question.high:g}",
+            request=question.request,
+        )
     return "\n\n".join(
         [
             "You are evaluating a response that was written for the task below.",

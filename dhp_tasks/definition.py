@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import get_args
 
+from dhp_tasks.data import DATASETS
 from dhp_tasks.prompts import TEXT_KINDS
 from judge_data.definitions import ALL, Headline, Option, SuiteDefinition
 from scorers.answer_parsing import ANSWER_FORMATS
 from scorers.dhp import HEADLINES
 from scorers.discernment import Combination
 from scorers.likelihood import DEFAULT_NORMALIZATION, NORMALIZATIONS
+from solvers.judge_template import DHP_PLACEHOLDERS
 from solvers.logprob_scoring import DEFAULT_MIN_MASS, SCORINGS
 
 ALL_PERTURBATIONS = "all"
@@ -95,6 +97,13 @@ DHP = SuiteDefinition(
             choices=tuple(TEXT_KINDS),
         ),  # fmt: skip
         Option("metrics", None, "`custom` only: comma-separated subset of the kind's metrics", shown_default=ALL),
+        Option(
+            "judge_template",
+            None,
+            f"your own judge prompt, a file that {DHP_PLACEHOLDERS.described()}",
+            shown_default="the G-Eval prompts",
+        ),
+        Option("scale", None, "with `judge_template`: rate from 1 to this", minimum=2, shown_default="5"),
     ),
     headlines=tuple(
         Headline(metric, higher_is_better=metric.startswith("D"), leaderboard=metric == "D_avg") for metric in HEADLINES
@@ -112,7 +121,56 @@ DHP = SuiteDefinition(
         "normalize",
         "combine",
         "metrics",
+        "judge_template",
+        "scale",
     ),
 )
 
-DEFINITIONS = (DHP,)
+GRADER_TARGETS = ("criteria", "reference", "none")
+"""``-T target=`` of ``dhp_tasks/grader``: the dataset's criteria as one statement the text should meet (what
+``model_graded_qa`` grades against), the unperturbed reference text, or an empty target."""
+
+DHP_GRADER = SuiteDefinition(
+    name="dhp_grader",
+    title="DHP with your grader: any inspect scorer as the judge under test",
+    paper=DHP.paper,
+    version=1,
+    changelog={
+        1: "Any inspect scorer (`-T scorer=`, `-T scorer_args=`) grades each reference text and each perturbed copy; "
+        "its values read with inspect's `value_to_float`, no grade counted as a parse failure; DHP's discernment on "
+        "the one grade.",
+    },
+    options=(
+        Option("dataset", "summeval", "the paper's dataset whose texts are graded", choices=tuple(DATASETS)),
+        Option(
+            "scorer",
+            None,
+            "the grader under test: a registered inspect scorer (`model_graded_qa`, `my_package/my_scorer`) or "
+            "`path/to/file.py@function`",
+            shown_default="required",
+        ),
+        Option("scorer_args", None, "the scorer's arguments: a JSON object or a `.json`/`.yaml` file"),
+        Option(
+            "target",
+            GRADER_TARGETS[0],
+            "the scorer's target: the dataset's criteria, one per line (`criteria`), the unperturbed text "
+            "(`reference`) or nothing (`none`)",
+            choices=GRADER_TARGETS,
+        ),
+        *(DHP.option(name) for name in ("data_dir", "n", "seed", "perturbations", "combine", "suite")),
+    ),
+    headlines=tuple(headline for headline in DHP.headlines if "_EW" not in headline.metric),
+    comparable_on=(
+        "task_version",
+        "dataset",
+        "source",
+        "suite",
+        "n_items",
+        "seed",
+        "perturbations",
+        "combine",
+        "target",
+    ),
+)
+
+DEFINITIONS = (DHP, DHP_GRADER)

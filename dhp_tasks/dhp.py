@@ -37,6 +37,13 @@ from scorers.discernment import Combination
 from scorers.likelihood import DEFAULT_NORMALIZATION, Normalization, likelihood_scores
 from solvers.answer_format import check_answer_format
 from solvers.geval import Criterion, rate_criteria
+from solvers.judge_template import (
+    DHP_PLACEHOLDERS,
+    JudgeTemplate,
+    check_template_scoring,
+    load_judge_template,
+    templated_prompt,
+)
 from solvers.likelihood import score_likelihood
 from solvers.logprob_scoring import DEFAULT_MIN_MASS, SCORINGS, Scoring, check_rating_scoring
 
@@ -152,6 +159,8 @@ def dhp_task(
     min_mass: float = DEFAULT_MIN_MASS,
     normalize: Normalization = DEFAULT_NORMALIZATION,
     answer_format: AnswerFormat = "text",
+    template: JudgeTemplate | None = None,
+    scale: int | None = None,
 ) -> Task:
     """Assemble a DHP task from items and their variants: samples, the judge, the discernment metric.
 
@@ -161,7 +170,7 @@ def dhp_task(
     scores it by the judge's log-likelihood given its context, with no prompt, divided by the scored tokens
     or (``normalize="byte"``, lm-eval's convention) by the text's UTF-8 bytes (one "metric",
     ``likelihood``; expert weights do not apply). ``answer_format="json"`` asks for the rating as a JSON object
-    (sampled ratings only).
+    (sampled ratings only). A ``template`` replaces the G-Eval prompts (rated 1 to ``scale``, default 5).
     """
     if scoring == "perplexity":
         return _task(
@@ -192,7 +201,7 @@ def dhp_task(
         variants,
         chosen,
         rate_criteria(
-            kind.prompt,
+            templated_prompt(kind.prompt, template, scale),
             criteria,
             repeats=repeats,
             temperature=temperature,
@@ -212,6 +221,7 @@ def dhp_task(
             "repeats": 1 if scoring == "logprobs" else repeats,
             "temperature": temperature,
             **({"min_mass": min_mass} if scoring == "logprobs" else {}),
+            **({**template.metadata(), "scale": scale or kind.prompt.high} if template else {}),
         },
     )
 
@@ -227,6 +237,7 @@ def _task(
     weights: Mapping[str, Mapping[str, float]],
     combine: Combination,
     metadata: Mapping[str, Any],
+    version: int = DHP.version,
 ) -> Task:
     return Task(
         dataset=MemoryDataset(build_samples(items, variants, chosen, name), name=f"dhp_{name}"),
@@ -234,10 +245,10 @@ def _task(
         scorer=scorer,
         metrics=[dhp_discernment(metric_names, weights, combine)],
         name=f"dhp_{name}",
-        version=DHP.version,
+        version=version,
         metadata={
             **metadata,
-            "task_version": DHP.version,
+            "task_version": version,
             "metrics": list(metric_names),
             "perturbations": {
                 p.id: {"level": p.level, "degree": p.degree, "method": p.method, "k": p.k} for p in chosen
@@ -266,13 +277,19 @@ def check_options(
     min_mass: float,
     normalize: str,
     answer_format: str,
-) -> None:
-    """Every option a DHP task takes that needs no data, checked before any data is read or downloaded."""
+    judge_template: str | None = None,
+    task: str = "dhp",
+) -> JudgeTemplate | None:
+    """Every option a DHP task takes that needs no data, checked before any data is read or downloaded; the judge
+    template, loaded and checked."""
     DHP.check(n=n, repeats=repeats, combine=combine, scoring=scoring, normalize=normalize)
     check_rating_scoring(scoring, min_mass, SCORINGS)
     check_answer_format(answer_format, scoring)
     if normalize != DEFAULT_NORMALIZATION and scoring != "perplexity":
         raise OptionError(f"normalize={normalize} applies to scoring=perplexity, not scoring={scoring}")
+    template = load_judge_template(judge_template, DHP_PLACEHOLDERS, task)
+    check_template_scoring(template, scoring)
+    return template
 
 
 def requested_perturbations(value: str | Sequence[str] | None) -> list[str] | None:
@@ -341,9 +358,11 @@ def paper_dataset_task(
     min_mass: float = DEFAULT_MIN_MASS,
     normalize: Normalization = DEFAULT_NORMALIZATION,
     answer_format: AnswerFormat = "text",
+    judge_template: str | None = None,
+    scale: int | None = None,
 ) -> Task:
     """A DHP task on one of the paper's datasets, from its public source, a local folder or a built suite."""
-    check_options(
+    template = check_options(
         n=n,
         repeats=repeats,
         combine=combine,
@@ -351,7 +370,43 @@ def paper_dataset_task(
         min_mass=min_mass,
         normalize=normalize,
         answer_format=answer_format,
+        judge_template=judge_template,
+        task=f"dhp_tasks/{dataset.name}",
     )
+    DHP.check(scale=scale)
+    templated_prompt(TEXT_KINDS[dataset.kind].prompt, template, scale)  # a scale without a template fails here
+    items, variants, chosen, metadata = paper_dataset_items(dataset, data_dir, n, seed, perturbations, suite)
+    return dhp_task(
+        dataset.name,
+        TEXT_KINDS[dataset.kind],
+        items,
+        variants,
+        chosen,
+        seed=seed,
+        repeats=repeats,
+        temperature=temperature,
+        expert_weights=expert_weights,
+        combine=combine,
+        metadata=metadata,
+        scoring=scoring,
+        min_mass=min_mass,
+        normalize=normalize,
+        answer_format=answer_format,
+        template=template,
+        scale=scale,
+    )
+
+
+def paper_dataset_items(
+    dataset: DhpDataset,
+    data_dir: str | None,
+    n: int,
+    seed: int,
+    perturbations: str | Sequence[str] | None,
+    suite: str | None,
+) -> tuple[list[Item], dict[str, dict[str, str]], list[Perturbation], dict[str, Any]]:
+    """A paper dataset's reference texts, their perturbed variants, the chosen perturbations and the metadata saying
+    where they came from: a built suite, or the public source or a local folder with the rule-based perturbations."""
     names = requested_perturbations(perturbations)
     if suite is not None:
         built = read_suite(suite)
@@ -372,22 +427,11 @@ def paper_dataset_task(
         chosen = perturbations_without_suite(dataset.name, names)
         variants = generated_variants(items, pool, chosen, seed, dataset.name)
         metadata = {"source": str(data_dir) if data_dir else "public source", "n_requested": n, "n_eligible": len(pool)}
-    return dhp_task(
-        dataset.name,
-        TEXT_KINDS[dataset.kind],
-        items,
-        variants,
-        chosen,
-        seed=seed,
-        repeats=repeats,
-        temperature=temperature,
-        expert_weights=expert_weights,
-        combine=combine,
-        metadata={**metadata, "description": dataset.description, "n_items": len(items)},
-        scoring=scoring,
-        min_mass=min_mass,
-        normalize=normalize,
-        answer_format=answer_format,
+    return (
+        list(items),
+        {item: dict(texts) for item, texts in variants.items()},
+        list(chosen),
+        {**metadata, "description": dataset.description, "n_items": len(items)},
     )
 
 
@@ -405,6 +449,8 @@ PAPER_OPTIONS = (
     "min_mass",
     "normalize",
     "answer_format",
+    "judge_template",
+    "scale",
 )
 """The options of the paper datasets' tasks, in their signatures' order."""
 
@@ -426,6 +472,8 @@ def _dataset_task(dataset_name: str):
         min_mass: float = DEFAULTS["min_mass"],
         normalize: Normalization = DEFAULTS["normalize"],
         answer_format: AnswerFormat = DEFAULTS["answer_format"],
+        judge_template: str | None = DEFAULTS["judge_template"],
+        scale: int | None = DEFAULTS["scale"],
     ) -> Task:
         return paper_dataset_task(
             dataset,
@@ -442,6 +490,8 @@ def _dataset_task(dataset_name: str):
             min_mass=min_mass,
             normalize=normalize,
             answer_format=answer_format,
+            judge_template=judge_template,
+            scale=scale,
         )
 
     dataset_task.__name__ = dataset_name
@@ -497,10 +547,12 @@ def custom(
     min_mass: float = DEFAULTS["min_mass"],
     normalize: Normalization = DEFAULTS["normalize"],
     answer_format: AnswerFormat = DEFAULTS["answer_format"],
+    judge_template: str | None = DEFAULTS["judge_template"],
+    scale: int | None = DEFAULTS["scale"],
 ) -> Task:
     """DHP discernment on your own reference texts (the options are listed below, from the suite's definition)."""
     DHP.check(kind=kind)
-    check_options(
+    template = check_options(
         n=n,
         repeats=repeats,
         combine=combine,
@@ -508,7 +560,11 @@ def custom(
         min_mass=min_mass,
         normalize=normalize,
         answer_format=answer_format,
+        judge_template=judge_template,
+        task="dhp_tasks/custom",
     )
+    DHP.check(scale=scale)
+    templated_prompt(TEXT_KINDS[kind].prompt, template, scale)
     chosen_criteria(TEXT_KINDS[kind], names_option(metrics))
     chosen = choose_perturbations(KIND_PERTURBATIONS[kind], requested_perturbations(perturbations))
     pool = load_custom_items(data_dir)
@@ -530,6 +586,8 @@ def custom(
         min_mass=min_mass,
         normalize=normalize,
         answer_format=answer_format,
+        template=template,
+        scale=scale,
     )
 
 

@@ -1,5 +1,6 @@
 """inspect-ai entry point: importing this module registers the ``fbi_tasks/...`` tasks."""
 
 from fbi_tasks.fbi import pairwise, reference, single
+from fbi_tasks.grader import grader
 
-__all__ = ["pairwise", "reference", "single"]
+__all__ = ["grader", "pairwise", "reference", "single"]

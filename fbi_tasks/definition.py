@@ -7,6 +7,9 @@ from fbi_tasks.prompts import DEFAULT_SCALE, PAIRWISE_STRATEGIES, REFERENCE_STRA
 from judge_data.definitions import ALL, Headline, Option, SuiteDefinition
 from scorers.answer_parsing import ANSWER_FORMATS
 from scorers.fbi import HEADLINES
+from scorers.grader import SCORER_ERRORS
+from solvers.grader import TARGETS
+from solvers.judge_template import FBI_PLACEHOLDERS
 from solvers.logprob_scoring import DEFAULT_MIN_MASS, RATING_SCORINGS
 
 FBI = SuiteDefinition(
@@ -73,6 +76,23 @@ FBI = SuiteDefinition(
             "provider (also for the explanation checker)",
             choices=ANSWER_FORMATS,
         ),
+        Option(
+            "suite",
+            None,
+            "suite file from `fbi-build` (your own answers, perturbed); its items are judged as they are (`categories` "
+            "still chooses; the other item options are unused)",
+        ),
+        Option(
+            "judge_template",
+            None,
+            "your own judge prompt, a file; single: it "
+            + FBI_PLACEHOLDERS["single"].described()
+            + "; pairwise: it "
+            + FBI_PLACEHOLDERS["pairwise"].described()
+            + "; reference: it "
+            + FBI_PLACEHOLDERS["reference"].described(),
+            shown_default="the strategy's prompt",
+        ),
     ),
     headlines=(
         Headline(HEADLINES[0], higher_is_better=False),
@@ -93,7 +113,75 @@ FBI = SuiteDefinition(
         "scoring",
         "min_mass",
         "answer_format",
+        "judge_template",
+        "suite",
     ),
 )
 
-DEFINITIONS = (FBI,)
+ITEM_OPTIONS = (
+    "data_dir",
+    "abilities",
+    "categories",
+    "per_category",
+    "seed",
+    "include_extra",
+    "hub_revision",
+    "keep_identical",
+    "suite",
+)
+"""The options that choose FBI's items, shared by every FBI task."""
+
+FBI_GRADER = SuiteDefinition(
+    name="fbi_grader",
+    title="FBI with your grader: any inspect scorer as the judge under test",
+    paper=FBI.paper,
+    version=1,
+    changelog={
+        1: "Any inspect scorer (`-T scorer=`, `-T scorer_args=`) grades the gold and the perturbed answer of each "
+        "item; its values read with inspect's `value_to_float`; no grade (unscored, unreadable, an exception) "
+        "counted, never a pass.",
+    },
+    options=(
+        Option(
+            "scorer",
+            None,
+            "the grader under test: a registered inspect scorer (`model_graded_fact`, `model_graded_qa`, "
+            "`my_package/my_scorer`) or `path/to/file.py@function`",
+            shown_default="required",
+        ),
+        Option(
+            "scorer_args",
+            None,
+            "the scorer's arguments (`template`, `instructions`, `grade_pattern`, `model`, ...): a JSON object or a "
+            "`.json`/`.yaml` file",
+            shown_default="none",
+        ),
+        Option(
+            "target",
+            TARGETS[0],
+            "`gold`: the gold answer is the scorer's target (`model_graded_fact`'s expert answer); `none`: an empty "
+            "target, for graders that need none",
+            choices=TARGETS,
+        ),
+        *(FBI.option(name) for name in ITEM_OPTIONS),
+    ),
+    headlines=(
+        *(headline for headline in FBI.headlines if "flip" not in headline.metric),
+        Headline(SCORER_ERRORS, higher_is_better=False, leaderboard=False),
+    ),
+    comparable_on=(
+        "task_version",
+        "source",
+        "n_items",
+        "seed",
+        "per_category",
+        "abilities",
+        "categories",
+        "include_extra",
+        "keep_identical",
+        "target",
+        "suite",
+    ),
+)
+
+DEFINITIONS = (FBI, FBI_GRADER)

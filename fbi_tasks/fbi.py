@@ -15,6 +15,7 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.solver import TaskState
 
+from fbi_tasks.build import suite_selection
 from fbi_tasks.data import FbiItem, load_items
 from fbi_tasks.definition import FBI
 from fbi_tasks.prompts import (
@@ -35,6 +36,7 @@ from scorers.answer_parsing import VERDICT, AnswerFormat
 from scorers.fbi import Paradigm, blind_spot_judgments, blind_spot_rates
 from solvers.answer_format import answer_config, check_answer_format
 from solvers.judge import answer_prompts
+from solvers.judge_template import FBI_PLACEHOLDERS, JudgeTemplate, load_judge_template
 from solvers.logprob_scoring import (
     RatingScoring,
     check_rating_scoring,
@@ -75,12 +77,38 @@ def judge_prompts(
     meta: Mapping[str, Any],
     rating_only: bool = False,
     answer_format: AnswerFormat = "text",
+    template: JudgeTemplate | None = None,
 ) -> dict[str, str]:
     """The named prompts that judge one item (its sample metadata) under a paradigm and strategy.
 
     ``rating_only`` asks single and reference judges for the rating alone (``scoring=logprobs`` reads it
-    from the first generated tokens); ``answer_format="json"`` asks for a JSON object.
+    from the first generated tokens); ``answer_format="json"`` asks for a JSON object. A ``template`` replaces each
+    prompt, its ``{request}`` being the strategy prompt's closing request.
     """
+    prompts = _strategy_prompts(paradigm, strategy, scale, meta, rating_only, answer_format)
+    if template is None:
+        return prompts
+    question, gold, perturbed = meta["question"], meta["gold"], meta["perturbed"]
+    shown = {
+        "gold": {"answer": gold},
+        "perturbed": {"answer": perturbed, "reference": gold},
+        "gold_first": {"answer_a": gold, "answer_b": perturbed},
+        "gold_second": {"answer_a": perturbed, "answer_b": gold},
+    }
+    return {
+        name: template.render(question=question, low=1, high=scale, request=prompt.rsplit("\n\n", 1)[-1], **shown[name])
+        for name, prompt in prompts.items()
+    }
+
+
+def _strategy_prompts(
+    paradigm: Paradigm,
+    strategy: str,
+    scale: int,
+    meta: Mapping[str, Any],
+    rating_only: bool,
+    answer_format: AnswerFormat,
+) -> dict[str, str]:
     axis = AXES[meta["axis_ability"]]
     question, gold, perturbed = meta["question"], meta["gold"], meta["perturbed"]
     if paradigm == "single":
@@ -96,9 +124,16 @@ def judge_prompts(
     return {"perturbed": reference_prompt(question, gold, perturbed, scale, rating_only, answer_format)}
 
 
-def _prompts(paradigm: Paradigm, strategy: str, scale: int, rating_only: bool, answer_format: AnswerFormat):
+def _prompts(
+    paradigm: Paradigm,
+    strategy: str,
+    scale: int,
+    rating_only: bool,
+    answer_format: AnswerFormat,
+    template: JudgeTemplate | None,
+):
     def build(state: TaskState) -> Mapping[str, str]:
-        return judge_prompts(paradigm, strategy, scale, state.metadata, rating_only, answer_format)
+        return judge_prompts(paradigm, strategy, scale, state.metadata, rating_only, answer_format, template)
 
     return build
 
@@ -120,6 +155,8 @@ def fbi_task(
     scoring: RatingScoring = DEFAULTS["scoring"],
     min_mass: float = DEFAULTS["min_mass"],
     answer_format: AnswerFormat = DEFAULTS["answer_format"],
+    judge_template: str | None = DEFAULTS["judge_template"],
+    suite: str | None = DEFAULTS["suite"],
 ) -> Task:
     """Assemble one FBI strategy: items, the judge prompts, the failure-rate metric.
 
@@ -138,25 +175,30 @@ def fbi_task(
     scale = scale or DEFAULT_SCALE.get(strategy, 10)
     if strategy in ("rubric", "axis_rubric") and scale not in (3, 5):
         raise OptionError(f"{strategy} scores on 1-3 or 1-5 (the paper's two rubric ranges), not 1-{scale}")
-    selection = load_items(
-        data_dir,
-        names_option(abilities),
-        names_option(categories),
-        per_category,
-        seed,
-        include_extra,
-        hub_revision,
-        keep_identical,
-    )
+    template = load_judge_template(judge_template, FBI_PLACEHOLDERS[paradigm], f"fbi_tasks/{paradigm}")
+    if suite is not None:
+        selection, source = suite_selection(suite, categories)
+    else:
+        selection = load_items(
+            data_dir,
+            names_option(abilities),
+            names_option(categories),
+            per_category,
+            seed,
+            include_extra,
+            hub_revision,
+            keep_identical,
+        )
+        source = {"source": data_dir or (f"hub {hub_revision}" if hub_revision else "authors' release")}
     if scoring == "logprobs":
         solver = logprob_prompts(
-            _prompts(paradigm, strategy, scale, True, answer_format), max_tokens_for(scale), temperature
+            _prompts(paradigm, strategy, scale, True, answer_format, template), max_tokens_for(scale), temperature
         )
         check_prompt = None
     else:
         shape = VERDICT if paradigm == "pairwise" else rating_shape(scale)
         solver = answer_prompts(
-            _prompts(paradigm, strategy, scale, False, answer_format),
+            _prompts(paradigm, strategy, scale, False, answer_format, template),
             temperature=temperature,
             config=answer_config(shape, answer_format),
         )
@@ -177,9 +219,10 @@ def fbi_task(
             **({"min_mass": min_mass, "prompt": "rating only, no explanation"} if scoring == "logprobs" else {}),
             "scale": None if paradigm == "pairwise" else scale,
             "n_items": len(selection.items),
-            "source": data_dir or (f"hub {hub_revision}" if hub_revision else "authors' release"),
+            **source,
             "keep_identical": keep_identical,
             "left_out_identical": [f"{item.category}/{item.id}" for item in selection.unchanged],
+            **(template.metadata() if template else {}),
         },
     )
 
@@ -200,6 +243,8 @@ def single(
     scoring: RatingScoring = DEFAULTS["scoring"],
     min_mass: float = DEFAULTS["min_mass"],
     answer_format: AnswerFormat = DEFAULTS["answer_format"],
+    judge_template: str | None = DEFAULTS["judge_template"],
+    suite: str | None = DEFAULTS["suite"],
 ) -> Task:
     """FBI single-answer scoring: the gold and the perturbed answer are rated in separate calls."""
     return fbi_task(
@@ -218,6 +263,8 @@ def single(
         scoring=scoring,
         min_mass=min_mass,
         answer_format=answer_format,
+        judge_template=judge_template,
+        suite=suite,
     )
 
 
@@ -234,6 +281,8 @@ def pairwise(
     hub_revision: str | None = DEFAULTS["hub_revision"],
     keep_identical: bool = DEFAULTS["keep_identical"],
     answer_format: AnswerFormat = DEFAULTS["answer_format"],
+    judge_template: str | None = DEFAULTS["judge_template"],
+    suite: str | None = DEFAULTS["suite"],
 ) -> Task:
     """FBI pairwise comparison: each gold/perturbed pair judged twice, gold first and gold second."""
     return fbi_task(
@@ -249,6 +298,8 @@ def pairwise(
         hub_revision=hub_revision,
         keep_identical=keep_identical,
         answer_format=answer_format,
+        judge_template=judge_template,
+        suite=suite,
     )
 
 
@@ -268,6 +319,8 @@ def reference(
     scoring: RatingScoring = DEFAULTS["scoring"],
     min_mass: float = DEFAULTS["min_mass"],
     answer_format: AnswerFormat = DEFAULTS["answer_format"],
+    judge_template: str | None = DEFAULTS["judge_template"],
+    suite: str | None = DEFAULTS["suite"],
 ) -> Task:
     """FBI reference-guided scoring: the gold answer is the reference, the perturbed answer is rated."""
     return fbi_task(
@@ -286,6 +339,8 @@ def reference(
         scoring=scoring,
         min_mass=min_mass,
         answer_format=answer_format,
+        judge_template=judge_template,
+        suite=suite,
     )
 
 
@@ -293,17 +348,27 @@ _COMMON = ("data_dir", "abilities", "categories", "per_category", "seed")
 single.__doc__ = FBI.docstring(
     "FBI single-answer scoring: the gold and the perturbed answer are rated in separate calls.",
     ("strategy", *_COMMON, "scale", "include_extra", "temperature", "hub_revision", "keep_identical", "scoring",
-     "min_mass", "answer_format"),
+     "min_mass", "answer_format", "judge_template", "suite"),
     {"strategy": f"one of {', '.join(SINGLE_STRATEGIES)} (default vanilla)"},
 )  # fmt: skip
 pairwise.__doc__ = FBI.docstring(
     "FBI pairwise comparison: each gold/perturbed pair judged twice, gold first and gold second.",
-    ("strategy", *_COMMON, "include_extra", "temperature", "hub_revision", "keep_identical", "answer_format"),
+    (
+        "strategy",
+        *_COMMON,
+        "include_extra",
+        "temperature",
+        "hub_revision",
+        "keep_identical",
+        "answer_format",
+        "judge_template",
+        "suite",
+    ),
     {"strategy": f"one of {', '.join(PAIRWISE_STRATEGIES)} (default pairwise)"},
 )
 reference.__doc__ = FBI.docstring(
     "FBI reference-guided scoring: the gold answer is the reference, the perturbed answer is rated.",
     ("strategy", *_COMMON, "scale", "include_extra", "temperature", "hub_revision", "keep_identical", "scoring",
-     "min_mass", "answer_format"),
+     "min_mass", "answer_format", "judge_template", "suite"),
     {"strategy": "reference", "scale": "top of the score range (default 10); a perturbed answer given it fails"},
 )  # fmt: skip

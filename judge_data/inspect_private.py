@@ -9,23 +9,29 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from inspect_ai._eval.loader import scorer_from_spec
 from inspect_ai._util.config import parse_cli_args
 from inspect_ai._util.error import PrerequisiteError
+from inspect_ai._util.registry import registry_lookup
 from inspect_ai.model._model import active_model
 from inspect_ai.model._providers.openai_compatible import OpenAICompatibleAPI
 from inspect_ai.model._providers.openai_compatible_completions import OpenAICompatibleCompletionsAPI
 from inspect_ai.model._providers.vllm import VLLMAPI
 from inspect_ai.model._providers.vllm_completions import VLLMCompletionsAPI
+from inspect_ai.scorer._scorer import ScorerSpec
 
 __all__ = [
     "VLLMAPI",
     "OpenAICompatibleAPI",
     "OpenAICompatibleCompletionsAPI",
     "PrerequisiteError",
+    "ScorerSpec",
     "VLLMCompletionsAPI",
     "active_model",
     "is_hf_api",
     "parse_cli_args",
+    "registry_lookup",
+    "scorer_from_spec",
 ]
 
 _HF_MODULE = "inspect_ai.model._providers.hf"

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from judge_data import DataError
-from judge_report.runs import Run
+from judge_report.runs import GRADER_METADATA, Run
 
 MAX_DISTINGUISHING_TEXT = 24
 """The longest argument text a name carries to tell two judges of one model apart; past it, a hash does."""
@@ -38,13 +38,33 @@ class Judge:
     harnesses: tuple[str, ...]
 
 
+SHOWN_ARGUMENT_TEXT = 48
+"""The longest value of a grader's argument (a template) the judges table shows; past it, its start and a hash."""
+
+
 def model_name(run: Run) -> str:
-    """The judge's model name without its arguments (lm-eval's ``model=``/``pretrained=`` argument included)."""
+    """The judge's model name without its arguments (lm-eval's ``model=``/``pretrained=`` argument included), after
+    the grader under test (scorer and arguments' hash) of a ``grader`` task."""
+    name = run.model
     if run.harness == "lm-eval":
         named = next((str(run.model_args[key]) for key in LM_EVAL_MODEL_ARGUMENTS if key in run.model_args), None)
         if named is not None:
-            return f"{run.model}/{named}"
-    return run.model
+            name = f"{run.model}/{named}"
+    return f"{run.grader} on {name}" if run.grader else name
+
+
+def _shown_argument(value: Any) -> Any:
+    text = " ".join(str(value).split())
+    if not isinstance(value, str) or len(text) <= SHOWN_ARGUMENT_TEXT:
+        return value
+    return f"{text[: SHOWN_ARGUMENT_TEXT - 10]}… #{hashlib.sha1(value.encode()).hexdigest()[:6]}"
+
+
+def judge_arguments(run: Run) -> dict[str, Any]:
+    """The judge's arguments as the judges table lists them: the model's, then a grader's scorer arguments."""
+    grader = run.metadata.get(GRADER_METADATA) if run.grader else None
+    scorer_args = grader.get("scorer_args") or {} if isinstance(grader, Mapping) else {}
+    return {**run.model_args, **{f"scorer_args.{name}": _shown_argument(v) for name, v in scorer_args.items()}}
 
 
 def parse_aliases(pairs: Iterable[str]) -> dict[str, str]:
@@ -89,7 +109,7 @@ def judges_of(runs: Sequence[Run], aliases: Mapping[str, str] | None = None) -> 
                 found[run.judge] = replace(judge, harnesses=(*judge.harnesses, run.harness))
             continue
         base = aliases.get(run.judge) or aliases.get(model_name(run)) or aliases.get(run.model) or model_name(run)
-        found[run.judge] = Judge(base, run.judge, run.model, run.model_args, (run.harness,))
+        found[run.judge] = Judge(base, run.judge, run.model, judge_arguments(run), (run.harness,))
     by_base: dict[str, list[Judge]] = {}
     for judge in found.values():
         by_base.setdefault(judge.name, []).append(judge)

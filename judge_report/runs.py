@@ -31,11 +31,15 @@ class Run:
     limit: Any = None
     epochs: int | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    grader: str | None = None
+    """The grader under test of a ``grader`` task: its inspect scorer and a hash of the scorer's arguments."""
 
     @property
     def judge(self) -> str:
-        """The judge's identity: model name and model arguments (inspect's ``-M``, lm-eval's ``--model_args``)."""
-        return judge_name(self.model, self.model_args)
+        """The judge's identity: model name and model arguments (inspect's ``-M``, lm-eval's ``--model_args``),
+        after the grader (scorer and arguments' hash) where the judge under test is an inspect scorer."""
+        model = judge_name(self.model, self.model_args)
+        return f"{self.grader} on {model}" if self.grader else model
 
     def setting(self, name: str) -> Any:
         """A run setting as logged: the task metadata first, then the task arguments."""
@@ -50,6 +54,20 @@ def judge_name(model: str, model_args: Mapping[str, Any]) -> str:
         return model
     arguments = ", ".join(f"{name}={value}" for name, value in sorted(model_args.items()))
     return f"{model} ({arguments})"
+
+
+GRADER_METADATA = "grader"
+"""Task metadata of the ``grader`` tasks: the scorer under test, its arguments and their hash."""
+
+
+def grader_name(metadata: Mapping[str, Any]) -> str | None:
+    """The grader under test as a judge is named after it: the scorer, and a hash of its arguments where it has any
+    (``model_graded_fact #3f2a9c``); ``None`` for the suites' own judge prompts."""
+    grader = metadata.get(GRADER_METADATA)
+    if not isinstance(grader, Mapping):
+        return None
+    hashed = f" #{str(grader.get('scorer_args_hash', ''))[:6]}" if grader.get("scorer_args") else ""
+    return f"{grader['scorer']}{hashed}"
 
 
 def log_files(paths: Iterable[str | Path]) -> list[str]:
@@ -110,14 +128,19 @@ def inspect_run(location: str) -> tuple[Run | None, str]:
         return None, "no scores"
     metrics = {name: float(metric.value) for score in log.results.scores for name, metric in score.metrics.items()}
     spec = log.eval
+    model, model_args = spec.model, dict(spec.model_args or {})
+    grader = grader_name(spec.metadata or {})
+    graded_by = sorted(log.stats.model_usage) if grader and log.stats else []
+    if graded_by and graded_by != [model]:  # the scorer called models of its own (its model argument, a role)
+        model, model_args = " + ".join(graded_by), {}
     return (
         Run(
             location=location,
             harness="inspect",
             task=spec.task.split("/")[-1],
             task_version=str(spec.task_version),
-            model=spec.model,
-            model_args=dict(spec.model_args or {}),
+            model=model,
+            model_args=model_args,
             metadata=dict(spec.metadata or {}),
             task_args=dict(spec.task_args or {}),
             metrics=metrics,
@@ -125,6 +148,7 @@ def inspect_run(location: str) -> tuple[Run | None, str]:
             created=str(spec.created),
             limit=spec.config.limit,
             epochs=spec.config.epochs,
+            grader=grader,
         ),
         "",
     )

@@ -15,7 +15,9 @@ from adherence_tasks.definition import ADHERENCE as ADHERENCE_DEFINITION
 from coeval_tasks.definition import COEVAL_CRITERIA as COEVAL_CRITERIA_DEFINITION
 from coeval_tasks.definition import COEVAL_SCORING as COEVAL_SCORING_DEFINITION
 from dhp_tasks.definition import DHP as DHP_DEFINITION
+from dhp_tasks.definition import DHP_GRADER as DHP_GRADER_DEFINITION
 from fbi_tasks.definition import FBI as FBI_DEFINITION
+from fbi_tasks.definition import FBI_GRADER as FBI_GRADER_DEFINITION
 from judge_data.definitions import SuiteDefinition
 from judge_report.runs import Run
 
@@ -149,6 +151,16 @@ DHP = SuiteView(
     paper_tables=(PaperTable("dhp_d_by_perturbation", "DHP: D per perturbation by dataset", _dhp_cells, "dataset"),),
 )
 
+DHP_GRADER = SuiteView(
+    DHP_GRADER_DEFINITION,
+    title="DHP with your grader: an inspect scorer as the judge (D > 1: damage noticed at the 5 % level)",
+    task_prefixes=("dhp_grader_",),
+    answers_per_sample=lambda run: 1.0,
+    paper_tables=(
+        PaperTable("dhp_grader_d_by_perturbation", "DHP with your grader: D per perturbation", _dhp_cells, "dataset"),
+    ),
+)
+
 # FBI -----------------------------------------------------------------------------------------------------------------
 
 
@@ -169,6 +181,22 @@ FBI = SuiteView(
         PaperTable("fbi_failure_rate_by_category", "FBI: failure rate per category", _fbi_cells, "category", "column"),
     ),
     hub_dataset=lambda run: "ai4bharat/FBI",
+)
+
+FBI_GRADER = SuiteView(
+    FBI_GRADER_DEFINITION,
+    title="FBI with your grader: an inspect scorer as the judge (error rate: lower is better)",
+    task_prefixes=("fbi_grader",),
+    answers_per_sample=lambda run: 2.0,
+    paper_tables=(
+        PaperTable(
+            "fbi_grader_failure_rate_by_category",
+            "FBI with your grader: failure rate per category",
+            _fbi_cells,
+            "category",
+            "column",
+        ),
+    ),
 )
 
 # Instruction adherence -----------------------------------------------------------------------------------------------
@@ -322,7 +350,7 @@ COEVAL_SCORING = SuiteView(
     ),
 )
 
-SUITES: tuple[SuiteView, ...] = (DHP, FBI, ADHERENCE, COEVAL_CRITERIA, COEVAL_SCORING)
+SUITES: tuple[SuiteView, ...] = (DHP, DHP_GRADER, FBI, FBI_GRADER, ADHERENCE, COEVAL_CRITERIA, COEVAL_SCORING)
 
 
 def suite_of(run: Run) -> SuiteView | None:

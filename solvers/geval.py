@@ -52,14 +52,17 @@ class JudgePrompt:
         )
         parts.append(f"### Evaluation steps\n{numbered}")
         parts.append(f"### {self.text_label}\n{text}")
-        if answer_format == "json":
-            parts.append(json_request(self.shape))
-        else:
-            parts.append(
-                f"Reply with the {criterion.title} score only: one number from {self.low} to {self.high}.\n"
-                f"{criterion.title} score:"
-            )
+        parts.append(self.request(criterion, answer_format))
         return "\n\n".join(parts)
+
+    def request(self, criterion: Criterion, answer_format: AnswerFormat = "text") -> str:
+        """The closing request for the score: the number alone, or a JSON object."""
+        if answer_format == "json":
+            return json_request(self.shape)
+        return (
+            f"Reply with the {criterion.title} score only: one number from {self.low} to {self.high}.\n"
+            f"{criterion.title} score:"
+        )
 
 
 @solver

@@ -1,0 +1,89 @@
+"""DHP with your grader: any inspect scorer as the judge under test on DHP's texts.
+
+Each reference text and each of its perturbed copies is submitted to the scorer a user runs in their own evals, with
+the text's context (source article, story, question and paragraph, source text) as the input; the scorer's value is
+the one rating, and DHP's discernment asks whether the originals are graded above their damaged copies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.scorer import Target
+from inspect_ai.solver import TaskState
+
+from dhp_tasks.data import DATASETS
+from dhp_tasks.definition import DHP_GRADER
+from dhp_tasks.dhp import _task, paper_dataset_items
+from dhp_tasks.prompts import TEXT_KINDS
+from scorers.discernment import Combination
+from scorers.grader import GRADE, grader_grades
+from solvers.grader import grade_submissions, grader_metadata, load_grader, scorer_arguments
+
+DEFAULTS = DHP_GRADER.default_values
+
+
+def _submission(state: TaskState) -> Mapping[str, str]:
+    return {GRADE: state.metadata["response"]}
+
+
+def _context(state: TaskState) -> str:
+    return state.metadata.get("context") or ""
+
+
+@task
+def grader(
+    dataset: str = DEFAULTS["dataset"],
+    scorer: str | None = DEFAULTS["scorer"],
+    scorer_args: str | dict[str, Any] | None = DEFAULTS["scorer_args"],
+    target: str = DEFAULTS["target"],
+    data_dir: str | None = DEFAULTS["data_dir"],
+    n: int = DEFAULTS["n"],
+    seed: int = DEFAULTS["seed"],
+    perturbations: str | list[str] | None = DEFAULTS["perturbations"],
+    combine: Combination = DEFAULTS["combine"],
+    suite: str | None = DEFAULTS["suite"],
+) -> Task:
+    """DHP with your grader: any inspect scorer grades each reference text and each perturbed copy."""
+    DHP_GRADER.check(dataset=dataset, target=target, n=n, combine=combine)
+    arguments = scorer_arguments(scorer_args)
+    grading = load_grader(scorer, arguments)
+    chosen_dataset = DATASETS[dataset]
+    items, variants, chosen, metadata = paper_dataset_items(chosen_dataset, data_dir, n, seed, perturbations, suite)
+    criteria = "\n".join(f"{c.title}: {c.definition}" for c in TEXT_KINDS[chosen_dataset.kind].criteria)
+    originals = {item.id: item.text for item in items}
+
+    def scorer_target(state: TaskState) -> Target:
+        if target == "criteria":
+            return Target(criteria)
+        return Target(originals[state.metadata["item_id"]] if target == "reference" else "")
+
+    return _task(
+        f"grader_{dataset}",
+        items,
+        variants,
+        chosen,
+        grade_submissions(_submission, grading, scorer_target, _context),
+        grader_grades(),
+        [GRADE],
+        {perturbation.id: {GRADE: 1.0} for perturbation in chosen},
+        combine,
+        {
+            **metadata,
+            "dataset": dataset,
+            "kind": chosen_dataset.kind,
+            "seed": seed,
+            "paradigm": "grader",
+            "grader": grader_metadata(str(scorer), arguments),
+            "target": target,
+        },
+        version=DHP_GRADER.version,
+    )
+
+
+grader.__doc__ = DHP_GRADER.docstring(
+    "DHP with your grader: any inspect scorer grades each reference text and each perturbed copy.",
+    [option.name for option in DHP_GRADER.options],
+)

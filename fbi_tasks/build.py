@@ -1,0 +1,293 @@
+"""``fbi-build``: FBI-style perturbations of your own (question, answer) pairs, so a grader is tested in your domain.
+
+A perturber model (any inspect model, through inspect's response cache, so a rebuild costs no calls) rewrites each
+answer once per chosen category: one targeted error of that kind (FBI's 22 categories), or a harmless rewording
+(``score_invariant``). A reply identical to the original answer, or empty, is refused and asked for again (up to
+``--max-attempts`` times, the later attempts sampled); an answer whose replies are all refused is left out of that
+category and counted. The suite file is JSONL:
+
+- line 1, the header: ``format``, ``provenance`` (perturber model and arguments, prompt version, seed, the input
+  file's SHA-256), ``prompts`` (each category's instruction), ``report`` (calls, refused replies per category and
+  reason, answers given up) and ``checksum`` (SHA-256 of the item lines);
+- one line per answer and category: ``id``, ``category``, ``question``, ``gold`` (the original answer), ``perturbed``,
+  ``reference`` (when the input has one).
+
+Keys are sorted and nothing time-dependent is written, so the same inputs give the same bytes. ``fbi_tasks/grader``
+reads it with ``-T suite=<file>``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import json
+import logging
+from collections import Counter
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fbi_tasks.data import CATEGORIES, SCORE_INVARIANT, FbiItem, FbiSelection
+from judge_data import DataError, OptionError, id_field, names_option, optional_text_field, read_jsonl, text_field
+
+logger = logging.getLogger(__name__)
+
+SUITE_FORMAT = "fbi-suite/1"
+PROMPT_VERSION = 1
+"""Bumped whenever :data:`INSTRUCTIONS` or :func:`perturber_prompt` change."""
+
+INSTRUCTIONS: dict[str, str] = {
+    "grammar": "Introduce a few grammatical mistakes (wrong verb agreement, tense or word order); keep the content.",
+    "spelling": "Misspell a few words, as a careless typist would; change nothing else.",
+    "consistency": "Make one statement contradict another part of the answer; leave the rest as it is.",
+    "chronology": "Put the events or steps the answer describes out of their correct order.",
+    "coherence": "Break the logical flow: shuffle or join sentences so that the ideas no longer connect.",
+    "comprehensiveness": "Leave out one important point the answer needs, so it is less complete.",
+    "contextual": "Add a detail that does not fit the question's context, stated as if it were relevant.",
+    "entity": "Replace one named entity (a person, place, organisation or date) with a wrong one.",
+    "incorrect_fact": "Change one fact so that it becomes false, keeping the wording plausible.",
+    "number_errors": "Change one number so that it becomes wrong.",
+    "opposite_fact": "Turn one statement into its opposite.",
+    "remove_fact": "Delete one fact the question asks about, leaving the rest unchanged.",
+    "do_less": "Do only part of what the question asks: leave out one of the things it requests.",
+    "do_more": "Add content the question did not ask for, such as an extra section or example.",
+    "ignore_format": "Ignore the format the question asks for (a list, a length, a style) while keeping the content.",
+    "sequence_errors": "Do the question's requested steps or parts in the wrong order.",
+    "assumptions": "Answer as if the question had said something it did not: add an unstated assumption.",
+    "calculations": "Make one arithmetic mistake in a calculation and carry its result on.",
+    "copying_numbers": "Copy one number from the question wrongly into the working and use it.",
+    "final_errors": "Keep the working but state a wrong final answer.",
+    "incorrect_units": "Give one quantity with a wrong or missing unit.",
+    "wrong_formula": "Use a wrong formula or method for one step, and carry its result on.",
+    SCORE_INVARIANT: "Reword the answer without changing its content, correctness, completeness or format.",
+}
+"""What the perturber is asked to do per category (written for this project, following the categories of FBI's
+Table 2); the score-invariant edit must not deserve a lower score."""
+
+CATEGORY_ABILITY = {category.id: category.ability for category in CATEGORIES}
+
+
+def perturber_prompt(category: str, question: str, answer: str, reference: str | None) -> str:
+    """The perturber's request for one answer and category: the change, the question, the answer, what to reply."""
+    parts = [
+        "You rewrite answers to make test cases for evaluators of AI answers.",
+        f"Change to make: {INSTRUCTIONS[category]}",
+        f"Question:\n{question}",
+    ]
+    if reference:
+        parts.append(f"A correct reference answer, for the facts:\n{reference}")
+    parts.append(f"Answer to rewrite:\n{answer}")
+    parts.append("Reply with the rewritten answer only, with no comment and no label.")
+    return "\n\n".join(parts)
+
+
+@dataclass(frozen=True)
+class OwnItem:
+    """One of the user's (question, answer) pairs."""
+
+    id: str
+    question: str
+    answer: str
+    reference: str | None
+
+
+def read_own_items(path: str | Path) -> list[OwnItem]:
+    """The input JSONL, one ``{"id", "question", "answer", "reference"?}`` per line, checked as it is read."""
+    source = Path(path).expanduser()
+    if not source.is_file():
+        raise DataError(f"{source} does not exist")
+    items: list[OwnItem] = []
+    for row_number, row in read_jsonl(source):
+        item_id = id_field(row, "id", source, row_number)
+        if any(item.id == item_id for item in items):
+            raise DataError(f"{source}, row {row_number}: duplicate id {item_id!r}")
+        items.append(
+            OwnItem(
+                item_id,
+                text_field(row, "question", source, row_number),
+                text_field(row, "answer", source, row_number),
+                optional_text_field(row, "reference", source, row_number),
+            )
+        )
+    if not items:
+        raise DataError(f"{source} has no rows")
+    return items
+
+
+def chosen_categories(value: str | Sequence[str] | None) -> list[str]:
+    """The categories to apply (all of :data:`INSTRUCTIONS` by default); an unknown id is an error."""
+    names = names_option(value) or list(INSTRUCTIONS)
+    unknown = sorted(set(names) - set(INSTRUCTIONS))
+    if unknown:
+        raise OptionError(f"unknown categories {unknown}; choose from {list(INSTRUCTIONS)}")
+    return names
+
+
+Generate = Callable[[str, int], Awaitable[str]]
+
+
+async def perturb(
+    item: OwnItem, category: str, generate: Generate, refused: Counter[str], max_attempts: int
+) -> str | None:
+    """The perturbed answer, or ``None`` when every reply was empty or identical to the original."""
+    prompt = perturber_prompt(category, item.question, item.answer, item.reference)
+    for attempt in range(max_attempts):
+        reply = (await generate(prompt, attempt)).strip()
+        if not reply:
+            refused[f"{category}: empty"] += 1
+        elif reply == item.answer.strip():
+            refused[f"{category}: identical"] += 1
+        else:
+            return reply
+    return None
+
+
+def _checksum(lines: Sequence[str]) -> str:
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+
+async def build_suite(
+    items_path: str,
+    perturber: str,
+    perturber_args: dict[str, Any] | None = None,
+    categories: str | Sequence[str] | None = None,
+    seed: int = 0,
+    max_attempts: int = 3,
+    max_tokens: int | None = None,
+) -> list[str]:
+    """The suite file's lines: the header, then one line per answer and category."""
+    from inspect_ai.model import CachePolicy, GenerateConfig, get_model
+
+    chosen = chosen_categories(categories)
+    items = read_own_items(items_path)
+    refused: Counter[str] = Counter()
+    calls = 0
+    async with get_model(perturber, memoize=False, **(perturber_args or {})) as model:
+
+        async def generate(prompt: str, attempt: int) -> str:
+            nonlocal calls
+            calls += 1
+            config = GenerateConfig(
+                temperature=0.0 if attempt == 0 else 1.0, seed=seed + attempt, max_tokens=max_tokens
+            )
+            output = await model.generate(prompt, config=config, cache=CachePolicy(expiry=None))
+            return output.completion
+
+        jobs = [(item, category) for item in items for category in chosen]
+        texts = await asyncio.gather(
+            *(perturb(item, category, generate, refused, max_attempts) for item, category in jobs)
+        )
+    rows, given_up = [], []
+    for (item, category), text in zip(jobs, texts, strict=True):
+        if text is None:
+            given_up.append(f"{category}/{item.id}")
+            continue
+        row = {"id": item.id, "category": category, "question": item.question, "gold": item.answer, "perturbed": text}
+        rows.append(json.dumps({**row, **({"reference": item.reference} if item.reference else {})}, sort_keys=True))
+    header = {
+        "format": SUITE_FORMAT,
+        "provenance": {
+            "perturber": perturber,
+            "perturber_args": {k: str(v) for k, v in sorted((perturber_args or {}).items())},
+            "prompt_version": PROMPT_VERSION,
+            "seed": seed,
+            "max_attempts": max_attempts,
+            "input_sha256": hashlib.sha256(Path(items_path).expanduser().read_bytes()).hexdigest(),
+            "n_items": len(items),
+        },
+        "prompts": {category: INSTRUCTIONS[category] for category in chosen},
+        "report": {"calls": calls, "refused": dict(sorted(refused.items())), "given_up": given_up},
+        "checksum": _checksum(rows),
+    }
+    return [json.dumps(header, sort_keys=True, ensure_ascii=False), *rows]
+
+
+def read_suite(path: str | Path) -> tuple[dict[str, Any], list[FbiItem]]:
+    """A suite file's header and items, its checksum verified; every problem names the file, row and field."""
+    source = Path(path).expanduser()
+    if not source.is_file():
+        raise DataError(f"suite file {source} does not exist")
+    lines = source.read_text(encoding="utf-8").splitlines()
+    rows = list(read_jsonl(source))
+    if not rows or rows[0][1].get("format") != SUITE_FORMAT:
+        raise DataError(f"{source}, row 1: not an FBI suite header (expected format {SUITE_FORMAT!r})")
+    header = rows[0][1]
+    if header.get("checksum") != _checksum(lines[1:]):
+        raise DataError(f"{source}, row 1: the checksum does not match the item lines (the file was changed)")
+    items = []
+    for row_number, row in rows[1:]:
+        category = text_field(row, "category", source, row_number)
+        if category not in INSTRUCTIONS:
+            raise DataError(f"{source}, row {row_number}: unknown category {category!r}")
+        ability = CATEGORY_ABILITY[category]
+        items.append(
+            FbiItem(
+                id=id_field(row, "id", source, row_number),
+                ability=ability,
+                category=category,
+                question=text_field(row, "question", source, row_number),
+                gold=text_field(row, "gold", source, row_number),
+                perturbed=text_field(row, "perturbed", source, row_number),
+                axis_ability="long_form" if ability == SCORE_INVARIANT else ability,
+            )
+        )
+    return header, items
+
+
+def suite_selection(path: str, categories: str | Sequence[str] | None) -> tuple[FbiSelection, dict[str, Any]]:
+    """A suite file's items (of ``categories``, all by default) as a task's selection, and the task metadata saying
+    where they came from (the checksum is what makes two runs comparable)."""
+    header, items = read_suite(path)
+    chosen = names_option(categories)
+    kept = [item for item in items if chosen is None or item.category in chosen]
+    return FbiSelection(kept, []), {"source": f"suite {path}", "suite": header["checksum"], "suite_header": header}
+
+
+def _model_args(pairs: Sequence[str]) -> dict[str, Any]:
+    args: dict[str, Any] = {}
+    for pair in pairs:
+        name, separator, value = pair.partition("=")
+        if not separator:
+            raise SystemExit(f"-M expects name=value, got {pair!r}")
+        args[name] = {"true": True, "false": False}.get(value.lower(), value)
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``fbi-build``: perturb your own answers once, so every grader is tested on the same items."""
+    parser = argparse.ArgumentParser(
+        prog="fbi-build", description="Build an FBI suite file from your own (question, answer) pairs."
+    )
+    parser.add_argument("items", help='JSONL file, one {"id", "question", "answer", "reference"?} per line')
+    parser.add_argument("--output", "-o", required=True, help="suite file to write (JSONL)")
+    parser.add_argument("--perturber", required=True, help="inspect model that writes the perturbations")
+    parser.add_argument("-M", dest="model_args", action="append", default=[], help="perturber model argument")
+    parser.add_argument("--categories", help="comma-separated category ids (default: all 22 and score_invariant)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--max-attempts", type=int, default=3, help="replies asked for before giving up (default 3)")
+    parser.add_argument("--max-tokens", type=int, help="perturber max tokens per reply")
+    args = parser.parse_args(argv)
+    try:
+        lines = asyncio.run(
+            build_suite(
+                args.items,
+                args.perturber,
+                _model_args(args.model_args),
+                args.categories,
+                args.seed,
+                args.max_attempts,
+                args.max_tokens,
+            )
+        )
+    except (DataError, OptionError) as error:
+        raise SystemExit(f"fbi-build: {error}") from None
+    Path(args.output).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    report = json.loads(lines[0])["report"]
+    print(f"wrote {args.output}: {len(lines) - 1} perturbed answers")
+    print(f"perturber calls: {report['calls']}; refused: {report['refused']}; given up: {report['given_up']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,97 @@
+"""FBI with your grader: any inspect scorer as the judge under test on FBI's items.
+
+Each item's gold answer and its perturbed copy are submitted, one after the other, to the scorer a user runs in their
+own evals (``model_graded_fact`` with their template and grader model, or their own scorer), with the question as the
+input and the gold answer as the target; a failure is the perturbed answer not graded below the gold one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset
+from inspect_ai.scorer import Target
+from inspect_ai.solver import TaskState
+
+from fbi_tasks.build import suite_selection
+from fbi_tasks.data import load_items
+from fbi_tasks.definition import FBI_GRADER
+from fbi_tasks.fbi import _sample
+from judge_data import names_option
+from scorers.grader import grader_blind_spot_rates, grader_blind_spots
+from solvers.grader import grade_submissions, grader_metadata, load_grader, scorer_arguments
+
+DEFAULTS = FBI_GRADER.default_values
+
+
+def _submissions(state: TaskState) -> Mapping[str, str]:
+    return {"gold": state.metadata["gold"], "perturbed": state.metadata["perturbed"]}
+
+
+def _gold_target(state: TaskState) -> Target:
+    return Target(state.metadata["gold"])
+
+
+def _no_target(state: TaskState) -> Target:
+    return Target("")
+
+
+@task
+def grader(
+    scorer: str | None = DEFAULTS["scorer"],
+    scorer_args: str | dict[str, Any] | None = DEFAULTS["scorer_args"],
+    target: str = DEFAULTS["target"],
+    data_dir: str | None = DEFAULTS["data_dir"],
+    abilities: str | list[str] | None = DEFAULTS["abilities"],
+    categories: str | list[str] | None = DEFAULTS["categories"],
+    per_category: int | None = DEFAULTS["per_category"],
+    seed: int = DEFAULTS["seed"],
+    include_extra: bool = DEFAULTS["include_extra"],
+    hub_revision: str | None = DEFAULTS["hub_revision"],
+    keep_identical: bool = DEFAULTS["keep_identical"],
+    suite: str | None = DEFAULTS["suite"],
+) -> Task:
+    """FBI with your grader: any inspect scorer grades the gold and the perturbed answer of each item."""
+    FBI_GRADER.check(target=target, per_category=per_category)
+    arguments = scorer_arguments(scorer_args)
+    grading = load_grader(scorer, arguments)
+    if suite is not None:
+        selection, source = suite_selection(suite, categories)
+    else:
+        selection = load_items(
+            data_dir,
+            names_option(abilities),
+            names_option(categories),
+            per_category,
+            seed,
+            include_extra,
+            hub_revision,
+            keep_identical,
+        )
+        source = {"source": data_dir or (f"hub {hub_revision}" if hub_revision else "authors' release")}
+    return Task(
+        dataset=MemoryDataset([_sample(item) for item in selection.items], name="fbi_grader"),
+        solver=grade_submissions(_submissions, grading, _gold_target if target == "gold" else _no_target),
+        scorer=grader_blind_spots(),
+        metrics=[grader_blind_spot_rates()],
+        name="fbi_grader",
+        version=FBI_GRADER.version,
+        metadata={
+            "task_version": FBI_GRADER.version,
+            "paradigm": "grader",
+            "grader": grader_metadata(str(scorer), arguments),
+            "target": target,
+            "n_items": len(selection.items),
+            **source,
+            "keep_identical": keep_identical,
+            "left_out_identical": [f"{item.category}/{item.id}" for item in selection.unchanged],
+        },
+    )
+
+
+grader.__doc__ = FBI_GRADER.docstring(
+    "FBI with your grader: any inspect scorer grades the gold and the perturbed answer of each item.",
+    [option.name for option in FBI_GRADER.options],
+)

@@ -1,0 +1,151 @@
+"""Reading what a grader under test (any inspect scorer, :mod:`solvers.grader`) gave, into the suites' statistics.
+
+A grade is read with inspect's own conversion (:func:`inspect_ai.scorer.value_to_float`: ``C`` 1, ``P`` 0.5, ``I`` and
+``N`` 0, yes/no and true/false, numbers, booleans). What the conversion cannot read (a dict or list value, any other
+text), an unscored value (NaN, inspect's ``Score.unscored``), no score, or an exception is no grade: counted, and left
+out of the statistics, never taken as a pass.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from inspect_ai.scorer import (
+    CORRECT,
+    INCORRECT,
+    NOANSWER,
+    PARTIAL,
+    Metric,
+    SampleScore,
+    Score,
+    Scorer,
+    Target,
+    metric,
+    scorer,
+    value_to_float,
+)
+from inspect_ai.solver import TaskState
+
+from scorers.blind_spots import single_failure
+from scorers.dhp import ANSWERS_KEY, FAILURES_KEY
+from scorers.fbi import blind_spot_metrics
+from scorers.unparsed import register_warning_hook, unparsed_record
+from scorers.values import as_float
+from solvers.grader import GRADES_STORE_KEY
+
+_TO_FLOAT = value_to_float()
+_GRADE_LETTERS = (CORRECT, INCORRECT, PARTIAL, NOANSWER)
+_GRADE_WORDS = ("yes", "no", "true", "false")
+
+SCORER_ERRORS = "scorer_errors"
+"""Score-value and metric key: submissions whose grading raised an exception (also counted in ``parse_failures``)."""
+
+
+def grade_value(value: Any) -> float | None:
+    """A grader's score value as a number by inspect's conversion, or ``None`` where it gives no grade."""
+    if isinstance(value, (bool, int, float)):
+        number = float(value)
+        return number if math.isfinite(number) else None
+    if isinstance(value, str):
+        text = value.strip()
+        if text in _GRADE_LETTERS or text.lower() in _GRADE_WORDS or _finite_number(text):
+            return _TO_FLOAT(text)
+    return None
+
+
+def _finite_number(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
+
+
+def _ungraded_text(result: Mapping[str, Any]) -> str:
+    """What an ungraded submission's grader said, for the unparsed-answers warning."""
+    return str(result.get("error") or result.get("explanation") or result.get("reason") or result.get("value"))
+
+
+def read_grades(
+    grades: Mapping[str, Mapping[str, Any]], names: tuple[str, ...]
+) -> tuple[dict[str, float | None], dict[str, Any]]:
+    """Each named submission's grade (``None``: no grade), and the score metadata: the unparsed-answers record and
+    the count of submissions whose grading raised an exception."""
+    values = {name: grade_value((grades.get(name) or {}).get("value")) for name in names}
+    texts = [_ungraded_text(grades.get(name) or {}) for name in names]
+    errors = sum(1 for name in names if (grades.get(name) or {}).get("error"))
+    return values, {**unparsed_record(texts, [values[name] for name in names]), SCORER_ERRORS: errors}
+
+
+def _nan_if_none(value: float | None) -> float:
+    return math.nan if value is None else value
+
+
+@scorer(metrics=[])
+def grader_blind_spots() -> Scorer:
+    """FBI's single-answer failure of the grader under test: the perturbed answer graded no lower than the gold one
+    (score-invariant edits: graded lower), NaN where either has no grade."""
+    register_warning_hook()
+
+    async def score(state: TaskState, target: Target) -> Score:
+        grades = state.store.get(GRADES_STORE_KEY) or {}
+        values, record = read_grades(grades, ("gold", "perturbed"))
+        gold, perturbed = values["gold"], values["perturbed"]
+        unparsed = sum(value is None for value in values.values())
+        return Score(
+            value={
+                "gold_score": _nan_if_none(gold),
+                "perturbed_score": _nan_if_none(perturbed),
+                "failure": single_failure(gold, perturbed, bool(state.metadata["invariant"])),
+                "parse_failures": float(unparsed),
+                SCORER_ERRORS: float(record[SCORER_ERRORS]),
+            },
+            answer=state.output.completion,
+            metadata=record,
+        )
+
+    return score
+
+
+GRADE = "grade"
+"""DHP's one metric under a grader: the scorer's value for the text."""
+
+
+@scorer(metrics=[])
+def grader_grades() -> Scorer:
+    """DHP: the grader's value for the sample's text as its one rating, ``grade`` (NaN where it gave none, counted
+    as a parse failure), in the score-value shape of the suite's rating scorers."""
+    register_warning_hook()
+
+    async def score(state: TaskState, target: Target) -> Score:
+        values, record = read_grades(state.store.get(GRADES_STORE_KEY) or {}, (GRADE,))
+        failed = float(values[GRADE] is None)
+        return Score(
+            value={
+                GRADE: _nan_if_none(values[GRADE]),
+                ANSWERS_KEY.format(GRADE): 1.0,
+                FAILURES_KEY.format(GRADE): failed,
+                "parse_failures": failed,
+                SCORER_ERRORS: float(record[SCORER_ERRORS]),
+            },
+            answer=state.output.completion,
+            metadata=record,
+        )
+
+    return score
+
+
+@metric
+def grader_blind_spot_rates() -> Metric:
+    """FBI's single-answer rates (per ability and category, score-invariant, intervals, ungraded submissions as
+    ``parse_failures``) and the count of submissions whose grading raised an exception."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        samples = [(sample_score.sample_metadata or {}, sample_score.score.value) for sample_score in scores]
+        metrics = blind_spot_metrics("single", samples)
+        errors = [as_float(value.get(SCORER_ERRORS)) for _, value in samples if isinstance(value, Mapping)]
+        metrics[SCORER_ERRORS] = float(sum(error for error in errors if not math.isnan(error)))
+        return metrics
+
+    return compute
