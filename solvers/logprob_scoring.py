@@ -14,6 +14,11 @@ One request, a few generated tokens with their top log-probabilities; the rating
   a number; such alternatives that were not generated cannot be followed, and their probability is
   **unresolved**. Raw token strings as inspect's ``hf/`` provider reports them (``"Ġ4"``, ``"▁4"``,
   ``"Ċ"``) are read with their whitespace markers as whitespace.
+- **An echo of the prompt's closing label.** A prompt that ends on a label line (``Coherence score:``,
+  ``Score:``, ``Answer:``; :func:`closing_label`) is often answered with the label first (``Coherence score: 4``,
+  ``Coherence: 4``, ``Score: 4``). Generated tokens that spell the label's words, some of them in order, then a
+  colon, are read past like whitespace, with their probability; the request has room for them
+  (:func:`label_room`), and the label is stored with the answer so a rescore reads it the same way.
 - **A number ends at the first token that does not continue it with a digit** (a non-digit token,
   or a token whose digits are followed by other characters: ``"4."``). A digit token that cannot
   begin a longer on-scale number (``"4"`` on 1-5, ``"7"`` on 1-10) is taken as the whole number.
@@ -22,16 +27,24 @@ One request, a few generated tokens with their top log-probabilities; the rating
   ``P(10) = P("1") * P("0" | "1")``, ``P(1) = P("1") * P(a non-digit token | "1")``, and a further digit
   (``"15"``) is off the scale. When the judge stopped by itself right after ``"1"`` (the answer is ``1``),
   it is 1. When ``"1"`` is a non-generated alternative (the judge said ``"7"``), or generation was cut
-  off by the token limit right after ``"1"``, its probability is **unresolved**: the split between 1 and
-  10 is not known from one request, so it counts for neither value rather than being guessed; the
-  request asks for enough tokens (:func:`max_tokens_for`) that the cut rarely falls there. A tokeniser
-  with a single ``"10"`` token needs no split.
+  off by the token limit right after ``"1"``, its probability is **undecided**: the split between 1 and
+  10 is not known from one request. Renormalising it away would give P(10) = 0 to a judge that wrote
+  ``"9"`` with P("1") = 0.45, where it may be up to 0.45 (FBI's ``reference`` failure is P(10)). So
+  undecided probability above ``min_mass`` makes the rating a parse failure; up to ``min_mass`` it is left
+  out and the rest renormalised (it can move a probability derived from the rating by at most
+  ``min_mass``). Resolving it would take a second request that continues the answer after ``"1"``, which
+  chat APIs do not offer in general (an assistant turn sent back is closed, not continued). The request asks
+  for enough tokens (:func:`max_tokens_for`) that a cut rarely falls there. A tokeniser with a single
+  ``"10"`` token (OpenAI's, Llama 3's) writes 10 in one token, so a ``"1"`` beside it is rarely 10;
+  tokenisers that write numbers digit by digit (SmolLM2's, Qwen's, Llama 2's) make the case common.
 - **Provider errors.** A positive log-probability, or the same token listed twice at one position, is not
   a distribution: the rating is a parse failure and ``error`` says why, rather than a sum of them.
 - Tokens outside the reported top-k are unknown as well; they are not part of the **mass**, the
   probability of on-scale answers that could be resolved. The expectation is renormalised by it.
   When the mass is below ``min_mass`` the judge did not really answer with a number: the rating is a
-  parse failure (``score is None``), counted like an unparsable sampled answer.
+  parse failure (``score is None``), counted like an unparsable sampled answer. Unresolved whitespace and
+  markup alternatives are assumed to lead to the same ratings as the generated path (renormalised);
+  undecided numbers are not (above).
 - **Yes/no questions** (:func:`yes_no_rating`): the first non-whitespace position is read; tokens that
   are ``yes`` or ``no`` in any case and with any surrounding whitespace count, and the score is
   ``P(yes) / (P(yes) + P(no))``, with ``P(yes) + P(no)`` as the mass.
