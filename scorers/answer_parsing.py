@@ -927,6 +927,7 @@ YES_NO_VALUES = ("yes", "no")
 
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 _JSON_BRACKETS = re.compile(r"(?:\[\[\s*)?(\w+)(?:\s*\]\])?")
+_JSON_VERDICTS = {"a": "A", "b": "B", "tie": "tie", "c": "tie"}
 """A verdict or yes/no field's word, with or without ``[[ ]]`` around it (``"[[A]]"``)."""
 
 
@@ -962,20 +963,20 @@ class AnswerShape:
         return True, self._allowed(data[JSON_FIELDS[self.kind]])
 
     def _allowed(self, value: Any) -> float | str | bool | None:
-        """A field's value as an answer of this shape: a number on the scale (``4`` or ``"4"``); ``A``, ``B`` or a
-        tie (``"tie"``, ``"C"``, bracketed or not, as FBI's authors ask for it); yes or no."""
-        if isinstance(value, str) and self.kind == "rating":
-            value = float(value) if _NUMBER.fullmatch(value.strip()) else None
-        if self.kind == "rating":
-            number = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-            return float(number) if number is not None and self.low <= number <= self.high else None
-        if not isinstance(value, str):
-            return None
-        said = _JSON_BRACKETS.fullmatch(value.strip().lower())
-        word = said.group(1) if said else None
-        if self.kind == "verdict":
-            return {"a": "A", "b": "B", "tie": "tie", "c": "tie"}.get(word or "")
-        return {"yes": True, "no": False}.get(word or "")
+        """A field's value as an answer of this shape: a number on the scale (``4``); ``A``, ``B`` or a tie
+        (``"tie"``, ``"C"``, bracketed or not, as FBI's authors ask for it); yes or no. A string holding something
+        else (``"4"``, ``"8/10"``, ``"Assistant A"``) is read by the text rules, on its own."""
+        if isinstance(value, str):
+            said = _JSON_BRACKETS.fullmatch(value.strip().lower())
+            word = said.group(1) if said else ""
+            if self.kind == "verdict" and word in _JSON_VERDICTS:
+                return _JSON_VERDICTS[word]
+            if self.kind == "yes_no" and word in _CHECK_LABELS:
+                return word == "yes"
+            return self.parse_text(value)
+        if self.kind == "rating" and isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value) if self.low <= value <= self.high else None
+        return None
 
     def parse_json(self, answer: str) -> float | str | bool | None:
         """The answer's field when the answer is a JSON object whose field holds an allowed value, else ``None``."""

@@ -30,10 +30,13 @@ RATING = AnswerShape("rating", 1, 5)
         ('{"reasoning": "x", "score": "4"}', RATING, Reading(4.0)),  # a number written as a string
         ('{"justification": "x", "verdict": "C"}', VERDICT, Reading("tie")),  # FBI's authors' shapes
         ('{"justification": "x", "verdict": "[[B]]"}', VERDICT, Reading("B")),
+        ('{"reasoning": "x", "verdict": "Assistant B"}', VERDICT, Reading("B")),  # a string read on its own
+        ('{"reasoning": "x", "score": "4/5"}', RATING, Reading(4.0)),
         # the asked object, but its field holds no allowed value: unparsable, never read from the reasoning
         ('{"reasoning": "I would give it a 4.", "score": 7}', RATING, Reading(None)),
         ('{"reasoning": "x", "score": true}', RATING, Reading(None)),
         ('{"reasoning": "A is better.", "verdict": "D"}', VERDICT, Reading(None)),
+        ('{"reasoning": "A is better.", "verdict": "both unacceptable"}', VERDICT, Reading(None)),
         # not the asked object: read by the text rules, and counted
         ("Score: 3", RATING, Reading(3.0, json_fallback=True)),
         ('{"reasoning": "Both are fine."}', VERDICT, Reading(None, json_fallback=True)),
