@@ -30,10 +30,10 @@ ADHERENCE = SuiteDefinition(
         5: 'JSON answers read by the text rules too (`"score": 9}`, `"verdict": "B"`, `"answer": "yes"`, '
         "malformed objects: unescaped quotes, trailing commas, prose around them); a JSON object whose field "
         "holds no allowed value is a parse failure, not read from its reasoning; "
-        "under `scoring=logprobs` an echo of the prompt's "
-        "closing label (`Score: 4`, `Answer: yes`) is read past with its probability, and requests have room for "
-        "it (5 more tokens), and a 1-10 rating with more than `min_mass` on a `1` the judge did not write (1 or "
-        "10) is a parse failure instead of losing P(10).",
+        "under `scoring=logprobs` an echo of the prompt's closing label (`Coherence score: 4`, `Answer: yes`) is "
+        "read past with its probability, and requests have room for it (3 tokens a label word and 2 more), and a "
+        "1-10 rating with more than `min_mass` on a `1` the judge did not write (1 or 10) is a parse failure "
+        "instead of losing P(10).",
     },
     options=(
         Option(

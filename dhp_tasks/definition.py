@@ -38,7 +38,7 @@ DHP = SuiteDefinition(
         "holds no allowed value is a parse failure, not read from its reasoning; "
         "under `scoring=logprobs` an echo of the prompt's "
         "closing label (`Coherence score: 4`) is read past with its probability, and requests have room for it "
-        "(`max_tokens` 3 -> 11).",
+        "(`max_tokens` 3 -> 11 for `Coherence score:`).",
     },
     options=(
         Option(
