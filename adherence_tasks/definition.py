@@ -17,7 +17,7 @@ ADHERENCE = SuiteDefinition(
         "Murugadoss et al., *Evaluating the Evaluator: Measuring LLMs' Adherence to Task Evaluation "
         "Instructions*, AAAI 2025 ([arXiv:2408.08781](https://arxiv.org/abs/2408.08781))"
     ),
-    version=4,
+    version=5,
     changelog={
         1: "The paper's four settings on its datasets; Pearson per criterion, dataset and taxonomy group.",
         2: "The likelihood setting sums the separator's tokens too, as DHP's version 2.",
@@ -28,6 +28,13 @@ ADHERENCE = SuiteDefinition(
         4: "One vocabulary with the other suites: the likelihood setting is `scoring=perplexity` (it was "
         "`setting=perplexity`); `setting` is `generic`, `criterion` or `rubric`; the log's `scoring` of a "
         "likelihood run reads `perplexity` (it read `likelihood`).",
+        5: 'JSON answers read by the text rules too (`"score": 9}`, `"verdict": "B"`, `"answer": "yes"`, '
+        "malformed objects: unescaped quotes, trailing commas, prose around them); a JSON object whose field "
+        "holds no allowed value is a parse failure, not read from its reasoning; "
+        "under `scoring=logprobs` an echo of the prompt's closing label (`Coherence score: 4`, `Answer: yes`) is "
+        "read past with its probability, and requests have room for it (3 tokens a label word and 2 more), and a "
+        "1-10 rating with more than `min_mass` on a `1` the judge did not write (1 or 10) is a parse failure "
+        "instead of losing P(10).",
     },
     options=(
         Option(

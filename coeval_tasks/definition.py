@@ -72,7 +72,7 @@ COEVAL_SCORING = SuiteDefinition(
     name="coeval_scoring",
     title="CoEval scoring: the judge's criterion and overall scores against the annotators'",
     paper=PAPER,
-    version=3,
+    version=4,
     changelog={
         1: "Step-by-step (each curated criterion, then overall, in one conversation) and direct scoring; "
         "correlation with the annotators' mean and Krippendorff's alpha with and without the judge.",
@@ -81,6 +81,13 @@ COEVAL_SCORING = SuiteDefinition(
         3: "Krippendorff's alpha for each pair of raters, the judge with each annotator and each pair of "
         "annotators (`alpha/pair/<first>/<second>`, the paper's Figures 5-7), on the criterion units and on the "
         "overall score.",
+        4: 'JSON answers read by the text rules too (`"score": 9}`, `"verdict": "B"`, `"answer": "yes"`, '
+        "malformed objects: unescaped quotes, trailing commas, prose around them); a JSON object whose field "
+        "holds no allowed value is a parse failure, not read from its reasoning; "
+        "under `scoring=logprobs` an echo of the turn's "
+        "closing label (`Score: 4`, `Overall score: 4`) is read past with its probability, and requests have "
+        "room for it (`max_tokens` 3 -> 8 and 11), and a 1-10 score with more than `min_mass` on a `1` the "
+        "judge did not write (1 or 10) is a parse failure instead of losing P(10).",
     },
     options=(
         Option(

@@ -23,7 +23,7 @@ DHP = SuiteDefinition(
         "Wang et al., *DHP Benchmark: Are LLMs Good NLG Evaluators?*, Findings of NAACL 2025 "
         "([arXiv:2408.13704](https://arxiv.org/abs/2408.13704))"
     ),
-    version=5,
+    version=6,
     changelog={
         1: "Answers parsed in the scorer; D is NaN (not 0) without pairs; metrics without pairs are left out of the "
         "p-value combination; parse-failure counts and rates in the score value.",
@@ -35,6 +35,12 @@ DHP = SuiteDefinition(
         "`data`, a file).",
         5: "Item-bootstrap 95 % intervals of every D (`D_ci_low/<perturbation>`, `D_avg_ci_high`, ...: 1,000 "
         "resamples of the items, seed 0, bias-corrected percentiles) as new metrics.",
+        6: 'JSON answers read by the text rules too (`"score": 9}`, `"verdict": "B"`, `"answer": "yes"`, '
+        "malformed objects: unescaped quotes, trailing commas, prose around them); a JSON object whose field "
+        "holds no allowed value is a parse failure, not read from its reasoning; "
+        "under `scoring=logprobs` an echo of the prompt's "
+        "closing label (`Coherence score: 4`) is read past with its probability, and requests have room for it "
+        "(`max_tokens` 3 -> 11 for `Coherence score:`).",
     },
     options=(
         Option(

@@ -19,13 +19,19 @@ FBI = SuiteDefinition(
         "Doddapaneni et al., *Finding Blind Spots in Evaluator LLMs with Interpretable Checklists*, EMNLP 2024 "
         "([arXiv:2406.13439](https://arxiv.org/abs/2406.13439))"
     ),
-    version=2,
+    version=3,
     changelog={
         1: "Item-level pairwise rates and the flip rate as the authors' analysis script counts them; the "
         "explanation check of equal ratings; items whose perturbed answer is identical to the gold one left out.",
         2: "Answers read against the prompt they answer, with rules designed on real judges' answers (ties written "
         "`Final verdict: [[C]] for a tie` were unread); under `scoring=logprobs` an item's failure is its "
         "probability under the judge's rating distributions; `answer_format=json`.",
+        3: 'JSON answers read by the text rules too (`"score": 9}`, `"verdict": "B"`, `"answer": "yes"`, '
+        "malformed objects: unescaped quotes, trailing commas, prose around them); a JSON object whose field "
+        "holds no allowed value is a parse failure, not read from its reasoning; "
+        'the authors\' verdicts `"C"` and `"[[A]]"` '
+        "read, their `D` (not offered here) a parse failure; under `scoring=logprobs` a 1-10 rating with more "
+        "than `min_mass` on a `1` the judge did not write (1 or 10) is a parse failure instead of losing P(10).",
     },
     options=(
         Option(

@@ -24,9 +24,9 @@ Ratings (``parse_rating``):
 2. The judge's score statement: ``Score: 4``, ``**Coherence score:** 4``, ``Coherence: 4`` opening a
    line, ``the score is 4``, ``my rating is 4``, ``I give it a 4``, ``I would assign a score of 5 to this
    answer``, ``I would rate the assistant's answer as a [9]``, ``this one gets a 3``, ``it's a 4``,
-   ``Rating: 4/5``. The score word reaches its number over at most 4 words besides articles, and the
-   number must close the statement (``gets 2 facts wrong``, ``a score of 5 would require ...`` are not
-   scores).
+   ``Rating: 4/5``, and a JSON object's ``"score": 4}`` (a malformed one's too). The score word reaches its
+   number over at most 4 words besides articles, and the number must close the statement (``gets 2 facts
+   wrong``, ``a score of 5 would require ...`` are not scores).
 3. A fraction on the scale: ``4/5``, ``4 out of 5``.
 4. A bare number: a line that is only a number (``4``, ``4.``, ``**4**``), or the number that opens
    the answer (``4 - the summary ...``) or closes it (``... topics. 2``).
@@ -45,7 +45,7 @@ after ``answer``, ``response``, ``output`` ... (``Response 2``), the first shown
 1. ``[[A]]``, ``[[B]]``, ``[[C]]`` (C is a tie), and Arena-Hard's ``[[A>>B]]``, ``[[A>B]]``, ``[[A=B]]``
    (a tie), ``[[B>A]]``, ``[[B>>A]]``;
 2. a verdict statement (``Verdict: B``, ``My verdict: a clear win for B``, ``The better answer is B``,
-   ``The final decision is Response 1``);
+   ``The final decision is Response 1``), and a JSON object's ``"verdict": "B"`` or ``"C"`` (a tie);
 3. an answer that is only a verdict (``B``, ``tie``, ``Output (b)``, ``Response 2``);
 4. a preference or tie statement (``Output (a) is better``, ``I prefer B``, ``It's a tie``); negated (``It
    is not a tie``), conditional (``if answer A is better``) and ``more`` comparisons (``Output (b) is more
@@ -53,11 +53,17 @@ after ``answer``, ``response``, ``output`` ... (``Response 2``), the first shown
 5. a first or last line that names one answer and nothing else but an aside in parentheses (``Output (a)
    (as it follows the instruction)``); a line ending in ``:`` is a heading.
 
-Yes/no (``parse_yes_no``): ``[[YES]]`` / ``[[NO]]``, else a yes or no that opens the answer.
+A verdict no prompt of this project offers, ``D`` (``[[D]]``, ``Verdict: D``, ``"verdict": "D"``; FBI's
+authors offer it for "both answers are unacceptable"), is an answer too: when it is what the deciding rule
+finds last, the answer is unparsable, rather than read as the preference its reasoning may state.
+
+Yes/no (``parse_yes_no``): ``[[YES]]`` / ``[[NO]]``, else a JSON object's ``"answer": "yes"``, else a yes or
+no that opens the answer.
 
 Anything else is *unparsable* (``None``): the caller counts it and leaves it out; it is never
 replaced by a default. :func:`read_answer` reads an answer of either answer format: a ``json`` answer by
-its field, falling back to these rules (and saying so) when it is not the asked JSON object.
+its field, falling back to these rules (and saying so) when it is not a JSON object with that field (an
+unescaped quote in the reasoning, a trailing comma, prose around it: the rules above read its field).
 """
 
 from __future__ import annotations
@@ -73,6 +79,8 @@ _TOKEN = re.compile(r"[0-9]+(?:\.[0-9]+)?|[^\W\d_]+|\S")
 
 _SENTENCE_ENDS = frozenset(".!?")
 _QUOTES = frozenset('"“”')
+_KEY_QUOTES = frozenset("\"'")
+"""The quotes around a key or value of a JSON object, or of a Python dict a judge writes instead."""
 _DASHES = frozenset("-–—−")
 
 
@@ -153,10 +161,15 @@ _ECHO_SPAN = 4
 _ECHO_PLACES = 16
 
 Value = float | str
-"""An answer's value: a number, ``A``, ``B``, ``tie``, ``yes``, ``no``, or :data:`PLACEHOLDER`."""
+"""An answer's value: a number, ``A``, ``B``, ``tie``, ``yes``, ``no``, :data:`NOT_OFFERED` or :data:`PLACEHOLDER`."""
 
 PLACEHOLDER = "placeholder"
 """What a ``[[n]]``, ``[[rating]]`` or ``[[verdict]]`` of the instructions stands for: no answer."""
+
+NOT_OFFERED = "not offered"
+"""A verdict outside ``A``, ``B`` and a tie: ``D`` (FBI's authors offer ``[[D]]``, "both answers are unacceptable";
+the prompts of this project do not). It is an answer, so it ends the reading, but one that cannot be counted as any
+of the offered verdicts: the answer is unparsable rather than misread from its reasoning."""
 
 
 class _Bracket(NamedTuple):
@@ -177,6 +190,8 @@ def _bracket_value(text: str) -> Value | None:
         return lower.upper()
     if lower in ("c", "tie"):
         return "tie"
+    if lower == "d":
+        return NOT_OFFERED
     if lower in _CHECK_LABELS:
         return lower
     comparison = _COMPARISON.fullmatch(lower)
@@ -329,6 +344,18 @@ class _Answer:
         for bracket in self.bracket_at.values():
             yield bracket.value
 
+    def json_fields(self, key: str, values: frozenset[str]) -> Iterator[str]:
+        """The values among ``values`` that a JSON key holds: ``"answer": "yes"`` (a malformed object's too)."""
+        for index, token in enumerate(self.tokens):
+            before, after, colon = self.at(index - 1), self.at(index + 1), self.at(index + 2)
+            if token.lower != key or before is None or after is None or colon is None or colon.text != ":":
+                continue
+            if before.text in _KEY_QUOTES and after.text in _KEY_QUOTES and _attached(before, token):
+                opening = self.at(index + 3)
+                value = self.at(index + 4) if opening is not None and opening.text in _KEY_QUOTES else opening
+                if value is not None and value.lower in values:
+                    yield value.lower
+
     def lines(self) -> list[list[int]]:
         """Token indices line by line (lines without tokens left out)."""
         lines: list[list[int]] = []
@@ -384,7 +411,8 @@ _STATEMENT_CLOSERS = frozenset(
     {"because", "as", "since", "for", "to", "given", "which", "and", "but", "so", "overall", "here", "due", "on"}
 )
 """Words that may follow a score (``4 because ...``, ``4 on a 1-5 scale``, ``5 to this answer``); others may not."""
-_CLOSING_MARKS = frozenset(".,;!?)]*\"'’”(") | _DASHES
+_CLOSING_MARKS = frozenset(".,;!?)]}*\"'’”(") | _DASHES
+"""Marks that may follow a score and end its statement: ``Score: 4.``, ``(4)``, ``"score": 4}`` (a JSON object)."""
 _LEADING_MARKS = frozenset("*#>_`•") | _DASHES
 _TRAILING_MARKS = frozenset("*._`!")
 _LIST_MARKS = frozenset(".):")
@@ -642,6 +670,8 @@ _CHOOSING = frozenset({"prefer", "choose", "pick", "favour", "favor"})
 _IN_FAVOUR = frozenset({("win", "for"), ("victory", "for"), ("favour", "of"), ("favor", "of")})
 _EQUALLY = frozenset({"good", "bad", "strong", "weak", "helpful", "accurate", "well", "correct", "poor"})
 _BARE_MARKS = frozenset(".*[]:!`'\"")
+_READ_VERDICTS = frozenset({"A", "B", "tie", NOT_OFFERED})
+"""What a ``[[...]]`` may say in a pairwise answer: an offered verdict, or one not offered (``[[D]]``)."""
 _LETTER_FOLLOWERS = frozenset({"is", "was", "wins", "won", "because", "since", "as", "for", "overall", "clearly"})
 """Words after a capital ``A`` that make it the answer's letter rather than the article."""
 
@@ -701,14 +731,17 @@ class _Verdict(_Answer):
             and copula.lower in _TIE_COPULAS
         )
 
-    def brackets(self) -> Iterator[Verdict | None]:
+    def brackets(self) -> Iterator[str | None]:
         for value in self.bracket_values():
-            yield value if value in ("A", "B", "tie") else None  # type: ignore[misc]
+            yield value if value in _READ_VERDICTS else None  # type: ignore[misc]
 
-    def statements(self) -> Iterator[Verdict | None]:
-        """``verdict: B``, ``the verdict is a tie``, ``my verdict: a clear win for B``, ``the better answer is B``."""
+    def statements(self) -> Iterator[str | None]:
+        """``verdict: B``, ``the verdict is a tie``, ``my verdict: a clear win for B``, ``the better answer is B``,
+        and a JSON object's ``"verdict": "B"``."""
         for index, token in enumerate(self.tokens):
             link, previous = self.at(index + 1), self.at(index - 1)
+            if link is not None and link.text in _KEY_QUOTES and _attached(token, link):
+                index, link = index + 1, self.at(index + 2)  # the key of a JSON object: "verdict": ...
             named = token.lower in _SUBJECTS and previous is not None and previous.lower in _RANKED
             if not (token.lower in _VERDICT_WORDS or named) or link is None or link.lower not in _VERDICT_LINKS:
                 continue
@@ -716,20 +749,38 @@ class _Verdict(_Answer):
                 candidate = self.at(position)
                 if candidate is None or candidate.sentence != token.sentence:
                     break
-                if candidate.lower in ("tie", "draw", "neither") or candidate.text == "C":
+                letter = self._quoted_letter(position)
+                if candidate.lower in ("tie", "draw", "neither") or candidate.text == "C" or letter == "c":
                     yield "tie"
+                    break
+                if candidate.text == "D" or letter == "d":
+                    yield NOT_OFFERED
+                    break
+                if letter in ("a", "b"):
+                    yield letter.upper()
                     break
                 if position in self.named:
                     yield self.named[position][0]
                     break
 
-    def bare(self) -> Iterator[Verdict | None]:
+    def _quoted_letter(self, index: int) -> str | None:
+        """A lower-case letter standing alone between quotes (a JSON value, ``"b"``), else ``None``."""
+        token, before, after = self.tokens[index], self.at(index - 1), self.at(index + 1)
+        if len(token.text) != 1 or not token.is_word or before is None or after is None:
+            return None
+        quoted = before.text in _KEY_QUOTES and after.text in _KEY_QUOTES
+        return token.lower if quoted and _attached(before, token) and _attached(token, after) else None
+
+    def bare(self) -> Iterator[str | None]:
         """An answer that is only a verdict: ``B``, ``tie``, ``(A)``, ``Output (a)``, ``Response 2``."""
         content = [index for index, token in enumerate(self.tokens) if token.text not in _BARE_MARKS]
         if len(content) == 1:
             token = self.tokens[content[0]]
             if token.text in ("A", "B", "C") or token.lower == "tie":
                 yield _verdict(token.text)
+                return
+            if token.text == "D":
+                yield NOT_OFFERED
                 return
         if content and self.tokens[content[0]].lower in _SUBJECTS:
             content = content[1:]
@@ -738,7 +789,7 @@ class _Verdict(_Answer):
             if all(index < end for index in content):
                 yield letter
 
-    def verdict_lines(self) -> Iterator[Verdict | None]:
+    def verdict_lines(self) -> Iterator[str | None]:
         """A first or last line that names one answer and nothing else but an aside in parentheses:
         ``Output (a) (as it follows the instruction)``. A line ending in ``:`` is a heading, not a verdict."""
         lines = self.lines()
@@ -756,7 +807,7 @@ class _Verdict(_Answer):
             if not rest or aside:
                 yield letter
 
-    def preferences(self) -> Iterator[Verdict | None]:
+    def preferences(self) -> Iterator[str | None]:
         """``Response A is clearly better``, ``B is worse``, ``I prefer B``, ``It's a tie``, ``equally good``."""
         for index, token in enumerate(self.tokens):
             if self._tie_at(index):
@@ -820,7 +871,8 @@ class _Verdict(_Answer):
 
 
 def parse_verdict(answer: str, prompt: str | None = None) -> Verdict | None:
-    """A pairwise verdict: ``A``, ``B`` or ``tie`` (``C`` in the bracket form means a tie), else ``None``.
+    """A pairwise verdict: ``A``, ``B`` or ``tie`` (``C`` means a tie), else ``None``; a verdict that is not one
+    of these (``[[D]]``, :data:`NOT_OFFERED`) is ``None`` too, never a verdict read from the reasoning instead.
 
     ``prompt``, the prompt the judge answered, tells copies of its instructions from the judge's own verdict.
     """
@@ -828,7 +880,7 @@ def parse_verdict(answer: str, prompt: str | None = None) -> Verdict | None:
     for rule in (verdict.brackets, verdict.statements, verdict.bare, verdict.preferences, verdict.verdict_lines):
         found = [value for value in rule() if value is not None]
         if found:
-            return found[-1]
+            return None if found[-1] == NOT_OFFERED else found[-1]  # type: ignore[return-value]
     return None
 
 
@@ -849,6 +901,9 @@ def parse_yes_no(answer: str, prompt: str | None = None) -> bool | None:
     bracketed = [value for value in check.bracket_values() if value in _CHECK_LABELS]
     if bracketed:
         return bracketed[-1] == "yes"
+    fields = list(check.json_fields(JSON_FIELDS["yes_no"], _CHECK_LABELS))
+    if fields:
+        return fields[-1] == "yes"
     opening = next((token for token in check.tokens if token.text not in _LEADING_MARKS), None)
     if opening is not None and opening.lower in _CHECK_LABELS:
         return opening.lower == "yes"
@@ -871,6 +926,9 @@ VERDICT_VALUES = ("A", "B", "tie")
 YES_NO_VALUES = ("yes", "no")
 
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
+_JSON_BRACKETS = re.compile(r"(?:\[\[\s*)?(\w+)(?:\s*\]\])?")
+_JSON_VERDICTS = {"a": "A", "b": "B", "tie": "tie", "c": "tie"}
+"""A verdict or yes/no field's word, with or without ``[[ ]]`` around it (``"[[A]]"``)."""
 
 
 @dataclass(frozen=True)
@@ -891,24 +949,38 @@ class AnswerShape:
             return parse_verdict(answer, prompt)
         return parse_yes_no(answer, prompt)
 
-    def parse_json(self, answer: str) -> float | str | bool | None:
-        """The answer's field when the answer is a JSON object (a code fence around it allowed) whose field holds
-        an allowed value, else ``None``."""
+    def json_field(self, answer: str) -> tuple[bool, float | str | bool | None]:
+        """Whether the answer is a JSON object (a code fence around it allowed) that has the answer's field, and the
+        field's value where it is an allowed one (else ``None``: an off-scale score, ``true``, verdict ``D``)."""
         text = answer.strip()
         fenced = _FENCE.match(text)
         try:
             data = json.loads(fenced.group(1) if fenced else text)
         except ValueError:
-            return None
-        value = data.get(JSON_FIELDS[self.kind]) if isinstance(data, dict) else None
-        if self.kind == "rating":
-            number = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-            return float(number) if number is not None and self.low <= number <= self.high else None
-        if not isinstance(value, str):
-            return None
-        if self.kind == "verdict":
-            return {"a": "A", "b": "B", "tie": "tie"}.get(value.strip().lower())
-        return {"yes": True, "no": False}.get(value.strip().lower())
+            return False, None
+        if not isinstance(data, dict) or JSON_FIELDS[self.kind] not in data:
+            return False, None
+        return True, self._allowed(data[JSON_FIELDS[self.kind]])
+
+    def _allowed(self, value: Any) -> float | str | bool | None:
+        """A field's value as an answer of this shape: a number on the scale (``4``); ``A``, ``B`` or a tie
+        (``"tie"``, ``"C"``, bracketed or not, as FBI's authors ask for it); yes or no. A string holding something
+        else (``"4"``, ``"8/10"``, ``"Assistant A"``) is read by the text rules, on its own."""
+        if isinstance(value, str):
+            said = _JSON_BRACKETS.fullmatch(value.strip().lower())
+            word = said.group(1) if said else ""
+            if self.kind == "verdict" and word in _JSON_VERDICTS:
+                return _JSON_VERDICTS[word]
+            if self.kind == "yes_no" and word in _CHECK_LABELS:
+                return word == "yes"
+            return self.parse_text(value)
+        if self.kind == "rating" and isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value) if self.low <= value <= self.high else None
+        return None
+
+    def parse_json(self, answer: str) -> float | str | bool | None:
+        """The answer's field when the answer is a JSON object whose field holds an allowed value, else ``None``."""
+        return self.json_field(answer)[1]
 
 
 VERDICT = AnswerShape("verdict")
@@ -916,8 +988,8 @@ YES_NO = AnswerShape("yes_no")
 
 
 class Reading(NamedTuple):
-    """An answer as read: its value (``None``: unparsable) and, for ``json`` answers, whether the JSON failed and
-    the text rules read it instead."""
+    """An answer as read: its value (``None``: unparsable) and, for ``json`` answers, whether it was not a JSON
+    object with the answer's field and the text rules read it instead."""
 
     value: Any
     json_fallback: bool = False
@@ -926,11 +998,15 @@ class Reading(NamedTuple):
 def read_answer(
     answer: str, shape: AnswerShape, prompt: str | None = None, answer_format: AnswerFormat = "text"
 ) -> Reading:
-    """Read one answer: a ``json`` answer by its field, falling back to the text rules when it is not valid JSON
-    with an allowed value (counted by the caller through ``json_fallback``)."""
+    """Read one answer: a ``json`` answer by its field, falling back to the text rules when it is not a JSON object
+    with that field (counted by the caller through ``json_fallback``).
+
+    A JSON object whose field holds no allowed value (an off-scale score, verdict ``D``) is unparsable: it states
+    its answer, and reading another one out of its reasoning would be a guess.
+    """
     if answer_format == "json":
-        value = shape.parse_json(answer)
-        if value is not None:
+        has_field, value = shape.json_field(answer)
+        if has_field:
             return Reading(value)
         return Reading(shape.parse_text(answer, prompt), json_fallback=True)
     return Reading(shape.parse_text(answer, prompt))

@@ -32,6 +32,7 @@ from solvers.logprob_scoring import (
     LOGPROBS_STORE_KEY,
     LogprobRating,
     RatingScoring,
+    closing_label,
     rate_by_logprobs,
     stored_answer,
 )
@@ -176,7 +177,7 @@ def converse(
             if scoring == "logprobs":
                 low, high = (scales or {})[key]
                 rating, output = await rate_by_logprobs(model, messages, low, high, min_mass, config)
-                answers[key] = stored_answer(output)
+                answers[key] = stored_answer(output, closing_label(messages))
                 answer = history_answer(rating, output.completion)
             else:
                 shape = (shapes or {}).get(key)

@@ -27,23 +27,34 @@ RATING = AnswerShape("rating", 1, 5)
         ('{"reasoning": "Same.", "verdict": "tie"}', VERDICT, Reading("tie")),
         ('{"reasoning": "It names the error.", "answer": "yes"}', YES_NO, Reading(True)),
         ('{"reasoning": "x", "answer": "NO"}', YES_NO, Reading(False)),
+        ('{"reasoning": "x", "score": "4"}', RATING, Reading(4.0)),  # a number written as a string
+        ('{"justification": "x", "verdict": "C"}', VERDICT, Reading("tie")),  # FBI's authors' shapes
+        ('{"justification": "x", "verdict": "[[B]]"}', VERDICT, Reading("B")),
+        ('{"reasoning": "x", "verdict": "Assistant B"}', VERDICT, Reading("B")),  # a string read on its own
+        ('{"reasoning": "x", "score": "4/5"}', RATING, Reading(4.0)),
+        # the asked object, but its field holds no allowed value: unparsable, never read from the reasoning
+        ('{"reasoning": "I would give it a 4.", "score": 7}', RATING, Reading(None)),
+        ('{"reasoning": "x", "score": true}', RATING, Reading(None)),
+        ('{"reasoning": "A is better.", "verdict": "D"}', VERDICT, Reading(None)),
+        ('{"reasoning": "A is better.", "verdict": "both unacceptable"}', VERDICT, Reading(None)),
         # not the asked object: read by the text rules, and counted
         ("Score: 3", RATING, Reading(3.0, json_fallback=True)),
-        ('{"reasoning": "x", "score": 7}', RATING, Reading(None, json_fallback=True)),
-        ('{"reasoning": "x", "score": "4"}', RATING, Reading(4.0, json_fallback=True)),  # a string: the text rules
-        ('{"reasoning": "x", "score": true}', RATING, Reading(None, json_fallback=True)),
-        ('{"reasoning": "x", "verdict": "C"}', VERDICT, Reading(None, json_fallback=True)),
         ('{"reasoning": "Both are fine."}', VERDICT, Reading(None, json_fallback=True)),
         ('{"reasoning": "cut off', VERDICT, Reading(None, json_fallback=True)),
         ("Answer B is wrong. [[A]]", VERDICT, Reading("A", json_fallback=True)),
+        ('{"reasoning": "It says "42".", "score": 4}', RATING, Reading(4.0, json_fallback=True)),  # unescaped quotes
+        ('{"reasoning": "x", "score": 2,}', RATING, Reading(2.0, json_fallback=True)),  # a trailing comma
+        ('Here it is: {"reasoning": "x", "verdict": "A"}', VERDICT, Reading("A", json_fallback=True)),
+        ('{"reasoning": "Names the error.\n", "answer": "yes"', YES_NO, Reading(True, json_fallback=True)),
     ],
 )
 def test_json_answers_are_read_by_their_field(answer, shape, expected):
     assert read_answer(answer, shape, None, "json") == expected
 
 
-def test_text_answers_are_never_read_as_json():
-    assert read_answer('{"reasoning": "x", "score": 4}', RATING, None, "text") == Reading(None)
+def test_json_answers_under_the_text_format_are_read_by_the_text_rules():
+    assert read_answer('{"reasoning": "x", "score": 4}', RATING, None, "text") == Reading(4.0)
+    assert read_answer('{"reasoning": "x", "score": 7}', RATING, None, "text") == Reading(None)
 
 
 def test_schema_lists_the_allowed_values_with_the_reasoning_first():

@@ -436,3 +436,75 @@ def test_echoes_are_found_in_linear_time_against_a_long_prompt():
     answer = "The answer says 3 of 4 steps. " * 5000 + "Rating: [[7]]"
     assert parse_rating(answer, 1, 10, prompt) == 7.0
     assert parse_verdict("A " * LONG, "A A A A " * LONG) is None
+
+
+FBI_PAIR_PROMPT = (
+    'After providing your explanation, output your final verdict by strictly following this format: "[[A]]" if '
+    'assistant A is better, "[[B]]" if assistant B is better, "[[C]]" for a tie, and "[[D]]" if both the answers are '
+    "unacceptable."
+)
+"""The closing instruction of the FBI authors' pairwise prompts (AI4Bharat/FBI, ``llm_evaluators/prompts/``)."""
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ('{"reasoning": "ok", "score": 9}', 9),
+        ('{"justification": "The answer misses the unit.", "score": 6}', 6),
+        ('{"justification": "It says "about 40" where 42 is right.", "score": 7}', 7),  # unescaped quotes
+        ('{\n  "justification": "Two slips.",\n  "score": 8,\n}', 8),  # a trailing comma
+        ("Here is my evaluation:\n{'justification': 'Fine.', 'score': 10}", 10),  # a Python dict after prose
+        ('{"justification": "I first thought 3.", "score": "5"}', 5),
+        ('{"justification": "A score of 9 would need the unit.", "score": 8}', 8),
+    ],
+)
+def test_json_objects_are_read_by_the_text_rules(answer, expected):
+    assert parse_rating(answer, 1, 10) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ('"verdict": "A"', "A"),
+        ('{"justification": "B omits a step.", "verdict": "A"}', "A"),
+        ('{"justification": "Both are right.", "verdict": "C"}', "tie"),
+        ('{"justification": "A has the wrong year.", "verdict": "[[B]]"}', "B"),
+        ('{"justification": "A says "yes" too early.", "verdict": "B"}', "B"),
+        ("{'justification': 'Same content.', 'verdict': 'c'}", "tie"),
+        ('{"reasoning": "A is better.", "verdict": "tie",}', "tie"),
+    ],
+)
+def test_json_verdicts_in_the_fbi_authors_shapes(answer, expected):
+    assert parse_verdict(answer, FBI_PAIR_PROMPT) == expected
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "[[D]]",
+        "D",
+        "Assistant A is better written, but both are wrong.\n\nFinal verdict: [[D]]",
+        '{"justification": "Assistant A is better, yet both miss the point.", "verdict": "D"}',
+        '{"justification": "A is "better" but wrong.", "verdict": "[[D]]"}',
+        "My verdict: D, since answer B is better only in style.",
+    ],
+)
+def test_a_verdict_the_prompt_does_not_offer_is_unread_not_misread(answer):
+    # This project's prompts offer A, B and C (a tie); FBI's authors also offer D, "both unacceptable".
+    assert parse_verdict(answer, FBI_PAIR_PROMPT) is None
+
+
+def test_the_fbi_authors_verdict_instruction_is_an_echo():
+    assert parse_verdict(f"{FBI_PAIR_PROMPT}\n\nAssistant B is better.", FBI_PAIR_PROMPT) == "B"
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ('{"reasoning": "It names the wrong year.", "answer": "yes"}', True),
+        ('{"reasoning": "It says "fine" and nothing else", "answer": "no"}', False),
+        ("Checked.\n{'reasoning': 'No error named.', 'answer': 'no',}", False),
+    ],
+)
+def test_json_yes_no_fields_are_read_by_the_text_rules(answer, expected):
+    assert parse_yes_no(answer) is expected

@@ -19,7 +19,7 @@ from scorers.blind_spots import (
     single_failure,
     single_failure_probability,
 )
-from scorers.fbi import blind_spot_rates, judgments
+from scorers.fbi import blind_spot_metrics, blind_spot_rates, judgments
 
 PERTURBED = {"ability": "factual", "category": "entity", "invariant": False}
 INVARIANT = {"ability": "score_invariant", "category": "score_invariant", "invariant": True}
@@ -219,3 +219,28 @@ def test_reference_failure_probability_is_the_top_score_probability():
     assert reference_failure_probability({10: 0.97, 9: 0.03}, 10, invariant=True) == pytest.approx(0.03)
     assert reference_failure_probability({10: 0.3, 8: 0.3}, 10, invariant=False) == pytest.approx(0.5)
     assert math.isnan(reference_failure_probability(None, 10, invariant=False))
+
+
+# ---- issue 25, item 5: the paper's orientation and the authors' deviations ----
+
+
+def test_si_error_rate_is_one_minus_the_papers_si_column():
+    # Table 4: reference-based Llama-3-70B "awards perfect scores only in 13% of the cases", SI 0.13 (a success
+    # rate); 13 of 100 score-invariant items given the top score is si_error_rate 0.87 here
+    answers = ["Close to the reference. Rating: [[10]]"] * 13 + ["One step is missing. Rating: [[9]]"] * 87
+    samples = [(INVARIANT, judgments("reference", {"perturbed": answer}, 10, True)[0]) for answer in answers]
+    assert blind_spot_metrics("reference", samples)["si_error_rate"] == pytest.approx(0.87)
+
+
+def test_fractional_ratings_are_compared_as_given_not_truncated():
+    # the authors' script compares int(8) < int(8.5), 8 < 8: unchanged, a failure; here 8 < 8.5 is a pass
+    value, _ = judgments("single", {"gold": "Rating: [[8.5]]", "perturbed": "Rating: [[8]]"}, 10, False)
+    assert value["failure"] == 0.0 and value["parse_failures"] == 0
+
+
+def test_the_authors_fourth_verdict_is_a_parse_failure():
+    # [[D]], "both answers are unacceptable", is not offered by this project's prompts: the item is left out
+    answers = {"gold_first": "Answer A is better, but both are wrong.\n\n[[D]]", "gold_second": "[[B]]"}
+    value, parsed = judgments("pairwise", answers, 10, False)
+    assert parsed["verdicts"] == {"gold_first": None, "gold_second": "B"}
+    assert value["parse_failures"] == 1 and math.isnan(value["failure"])

@@ -64,9 +64,11 @@ def test_step_by_step_reads_each_turn_by_logprobs_and_keeps_the_most_probable_sc
         "scoring=logprobs",
         top_logprobs=judge,
     )
-    # one conversation per item, each turn one request for 2 tokens (a space, then the digit) with top logprobs
+    # one conversation per item, each turn one request with top logprobs: 3 tokens for the score, and room for an
+    # echo of the turn's closing label ("Score:" 5, "Overall score:" 8)
     assert len(calls) == 4 * 3
-    assert {(c["logprobs"], c["top_logprobs"], c["max_tokens"], c.get("n")) for c in calls} == {(True, 20, 3, None)}
+    asked = {(c["logprobs"], c["top_logprobs"], c["max_tokens"], c.get("n")) for c in calls}
+    assert asked == {(True, 20, 8, None), (True, 20, 11, None)}
     asked = [call["messages"][-1]["content"] for call in calls]
     assert all(text.endswith("Reply with the score only.\nScore:") for text in asked if "Criterion: " in text)
     assert not any("explain" in text.lower() for text in asked)

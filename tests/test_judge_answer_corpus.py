@@ -4,6 +4,10 @@ Each file is one source and one answer shape (see tests/data/judge_answers/PROVE
 source's authors parsed, kept only where the text agrees with it. Per file the parser must read at least 99 % of the
 answers right and misread at most 0.3 %; every answer it leaves unread is listed below with the reason, so a change
 that reads more, or less, shows up here.
+
+The JSON answers of the FBI authors' prompts (``{"justification": ..., "score": n}``, verdicts ``"A"``, ``"[[A]]"``,
+``"C"`` for a tie, ``"D"`` for "both unacceptable") are built from real answers: each answer's reasoning (its lines
+without a ``[[...]]`` answer) with its label, written in those shapes, well-formed and malformed.
 """
 
 from __future__ import annotations
@@ -14,7 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from scorers.answer_parsing import parse_rating, parse_verdict, parse_yes_no
+from fbi_tasks.prompts import rating_shape
+from scorers.answer_parsing import VERDICT, parse_rating, parse_verdict, parse_yes_no, read_answer
+from solvers.answer_format import json_request
 from tests.conftest import data_folder
 
 CORPUS = Path(__file__).parent / "data" / "judge_answers"
@@ -120,3 +126,43 @@ def test_the_corpus_covers_judges_families_and_shapes():
     for row in rows:
         assert row["source"].count("@") == 1 and len(row["source"].split("@")[1].split(":")[0]) == 40, row["source"]
     assert all(key[0] in {path.name for path in CORPUS_FILES} for key in KNOWN_UNREAD)
+
+
+def _reasoning(answer: str) -> str:
+    return "\n".join(line for line in answer.split("\n") if "[[" not in line).strip()
+
+
+def _fbi_json_answers(reasoning: str, field: str, value: object) -> list[str]:
+    """One answer in the shapes a judge writes when asked for ``{"justification": ..., field: value}``."""
+    quoted = json.dumps(value)
+    return [
+        json.dumps({"justification": reasoning, field: value}),
+        "```json\n" + json.dumps({"justification": reasoning, field: value}, indent=2) + "\n```",
+        "Here is my evaluation:\n" + json.dumps({"justification": reasoning, field: value}),
+        '{"justification": "' + reasoning + f'", "{field}": {quoted}}}',  # quotes and line breaks left unescaped
+        '{\n  "justification": ' + json.dumps(reasoning) + f',\n  "{field}": {quoted},\n}}',  # a trailing comma
+        repr({"justification": reasoning, field: value}),  # a Python dict
+    ]
+
+
+def test_fbi_json_answers_built_from_real_ratings():
+    shape = rating_shape(10)
+    rows = [row for row in _rows(CORPUS / "fastchat_mtbench_gpt4_rating_1_10.jsonl") if _reasoning(row["answer"])]
+    for row in rows:
+        score = int(row["label"]) if float(row["label"]).is_integer() else row["label"]
+        answers = _fbi_json_answers(_reasoning(row["answer"]), "score", score)
+        for answer in answers:
+            assert read_answer(answer, shape, json_request(shape), "json").value == row["label"], answer
+        assert parse_rating(answers[0], 1, 10, row["instructions"]) == row["label"], answers[0]  # under text too
+
+
+def test_fbi_json_verdicts_built_from_real_verdicts():
+    rows = [row for row in _rows(CORPUS / "fastchat_mtbench_gpt4_pair.jsonl") if _reasoning(row["answer"])]
+    letters = {"A": "A", "B": "B", "tie": "C"}
+    for row in rows:
+        reasoning, letter = _reasoning(row["answer"]), letters[row["label"]]
+        for said, label in ((letter, row["label"]), ("D", None)):  # D, "both unacceptable", is not offered here
+            answers = _fbi_json_answers(reasoning, "verdict", said)
+            answers.append(json.dumps({"justification": reasoning, "verdict": f"[[{said}]]"}))
+            for answer in answers:
+                assert read_answer(answer, VERDICT, json_request(VERDICT), "json").value == label, answer

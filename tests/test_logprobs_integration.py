@@ -58,7 +58,8 @@ def test_dhp_reads_expected_ratings_and_counts_low_mass_as_parse_failures(tmp_pa
     )
     # one request per text and metric whatever repeats says: 4 items x (original + typos) x 3 metrics
     assert len(calls) == 4 * 2 * 3
-    assert {(c["logprobs"], c["top_logprobs"], c["max_tokens"], c.get("n")) for c in calls} == {(True, 20, 3, None)}
+    # 3 tokens for the rating, 8 for an echo of the prompt's closing label ("Coherence score:")
+    assert {(c["logprobs"], c["top_logprobs"], c["max_tokens"], c.get("n")) for c in calls} == {(True, 20, 11, None)}
     assert log.eval.metadata["scoring"] == "logprobs" and log.eval.metadata["min_mass"] == 0.1
     assert log.eval.metadata["repeats"] == 1
     by_variant = {s.metadata["perturbation"]: next(iter(s.scores.values())) for s in log.samples}
