@@ -17,7 +17,7 @@ import numpy as np
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState
 
-from scorers.answer_parsing import AnswerFormat, AnswerShape, read_answer
+from scorers.answer_parsing import AnswerFormat, AnswerShape, Reading, read_answer
 from scorers.discernment import BOOTSTRAP_RESAMPLES, Combination, ScoreRecord, discernment_report
 from scorers.unparsed import register_warning_hook, unparsed_record
 from scorers.values import JSON_FALLBACKS, as_float, headlines_first, json_fallbacks
@@ -185,8 +185,7 @@ def rating_value(
     answer beside its parsed rating."""
     shape = AnswerShape("rating", low, high)
     readings = {
-        name: [read_answer(text, shape, (prompts or {}).get(name), answer_format) for text in texts]
-        for name, texts in answers.items()
+        name: _read_each(texts, shape, (prompts or {}).get(name), answer_format) for name, texts in answers.items()
     }
     ratings = {
         name: {"answers": list(answers[name]), "scores": [reading.value for reading in read]}
@@ -202,6 +201,15 @@ def rating_value(
         value[ANSWERS_KEY.format(name)] = float(len(rating["answers"]))
         value[FAILURES_KEY.format(name)] = float(sum(score is None for score in rating["scores"]))
     return value, ratings
+
+
+def _read_each(
+    texts: Sequence[str], shape: AnswerShape, prompt: str | None, answer_format: AnswerFormat
+) -> list[Reading]:
+    """Each answer read against its prompt, a text repeated among the answers (the usual case at temperature 0)
+    read once: reading is a function of the text and the prompt, and it runs on inspect's event loop."""
+    read = {text: read_answer(text, shape, prompt, answer_format) for text in dict.fromkeys(texts)}
+    return [read[text] for text in texts]
 
 
 def _logprob_score(state: TaskState, stored: Mapping[str, Mapping], low: int, high: int, min_mass: float) -> Score:

@@ -7,8 +7,8 @@ aggregation compute exactly the same numbers (Wang et al., DHP, Section 4.3).
 
 from __future__ import annotations
 
+import functools
 import math
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -55,8 +55,11 @@ _LANDAU_LOCATION = 1.0 - float(np.euler_gamma) + math.log(math.pi / 2)
 def wilcoxon_greater(original: Sequence[float], perturbed: Sequence[float]) -> float:
     """One-sided Wilcoxon signed-rank p-value for "originals score higher than perturbed texts".
 
-    Uses scipy's defaults (as the paper did). With no pairs there is no evidence either way and the
-    p-value is NaN; pairs whose differences are all zero are evidence of no discernment, p = 1.
+    scipy.stats.wilcoxon's p-value with its defaults (as the paper used them), computed by
+    :func:`wilcoxon_greater_resampled` on the data itself: scipy enumerates every sign flip of a small sample with
+    ties (up to 2^13 of them, a second a call), which stalls a run whose metrics inspect recomputes while it
+    goes. With no pairs there is no evidence either way and the p-value is NaN; pairs whose differences are all
+    zero are evidence of no discernment, p = 1.
     """
     original_scores = np.asarray(original, dtype=float)
     perturbed_scores = np.asarray(perturbed, dtype=float)
@@ -64,15 +67,8 @@ def wilcoxon_greater(original: Sequence[float], perturbed: Sequence[float]) -> f
         raise ValueError(
             f"paired scores differ in length: {original_scores.size} originals, {perturbed_scores.size} perturbed"
         )
-    if original_scores.size == 0:
-        return math.nan
-    if np.all(original_scores == perturbed_scores):
-        return 1.0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        result = stats.wilcoxon(original_scores, perturbed_scores, alternative="greater")
-    p_value = float(result.pvalue)
-    return 1.0 if math.isnan(p_value) else p_value
+    differences = (original_scores - perturbed_scores).ravel()
+    return float(wilcoxon_greater_resampled(differences, np.ones((1, differences.size)))[0])
 
 
 def _check_weights(weights: Mapping[str, float]) -> None:
@@ -204,13 +200,11 @@ def wilcoxon_greater_resampled(differences: np.ndarray, counts: np.ndarray) -> n
     paired = ~np.isnan(differences)
     nonzero = np.flatnonzero(paired & (differences != 0))
     magnitudes, group = np.unique(np.abs(differences[nonzero]), return_inverse=True)
-    tally = np.zeros((differences.size, 2 * magnitudes.size))
-    tally[nonzero, group] = 1.0
     positive = differences[nonzero] > 0
-    tally[nonzero[positive], magnitudes.size + group[positive]] = 1.0
     drawn = np.asarray(counts, dtype=float)
-    tied, tied_positive = np.split(drawn @ tally, 2, axis=1)
-    n_pairs = drawn @ paired.astype(float)
+    tied = _group_counts(drawn[:, nonzero], group, magnitudes.size)
+    tied_positive = _group_counts(drawn[:, nonzero[positive]], group[positive], magnitudes.size)
+    n_pairs = drawn[:, paired].sum(axis=1)
     n = tied.sum(axis=1)
     ranks = np.cumsum(tied, axis=1) - tied + (tied + 1) / 2
     rank_sum = (tied_positive * ranks).sum(axis=1)
@@ -222,34 +216,83 @@ def wilcoxon_greater_resampled(differences: np.ndarray, counts: np.ndarray) -> n
         p_values = special.ndtr(-(rank_sum - mean) / standard_error)
     untied = (tied <= 1).all(axis=1) & (n == n_pairs)
     counted = (n > 0) & ((n_pairs <= PERMUTATION_MAX_PAIRS) | ((n_pairs <= EXACT_MAX_PAIRS) & untied))
-    for rows in (counted & (n <= PERMUTATION_MAX_PAIRS), counted & (n > PERMUTATION_MAX_PAIRS)):
-        if rows.any():
-            reached = _sign_flip_counts(2 * ranks[rows], tied[rows], 2 * rank_sum[rows])
-            p_values[rows] = reached / 2.0 ** n[rows]
+    if counted.any():
+        p_values[counted] = _sign_flip_counts(tied[counted], 2 * rank_sum[counted]) / 2.0 ** n[counted]
     p_values[n == 0] = 1.0
     p_values[np.isnan(p_values)] = 1.0
     p_values[n_pairs == 0] = np.nan
     return p_values
 
 
-def _sign_flip_counts(doubled_ranks: np.ndarray, tied: np.ndarray, threshold: np.ndarray) -> np.ndarray:
-    """Per row, how many of the 2^n sign patterns of its n nonzero differences give a signed-rank sum of at least
-    ``threshold``. Ranks are doubled so that average ranks are integers; the null distribution is built by
-    convolving one difference at a time (``tied[r, v]`` differences of doubled rank ``doubled_ranks[r, v]``), in
-    whole numbers, which float64 holds exactly (at most 2^50 patterns)."""
-    per_row = tied.sum(axis=1).astype(int)
-    sums = np.arange(int((doubled_ranks * tied).sum(axis=1).max()) + 1)
-    ways = np.zeros((len(tied), sums.size))
+def _group_counts(drawn: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
+    """``(resamples, n_groups)``: per resample, how many of its draws fall in each group (``group[i]``: item i's),
+    summed by ``np.bincount`` in whole numbers: a matrix product would be the same sum, but multithreaded BLAS
+    stalls on small products when the cores are busy."""
+    rows = np.arange(len(drawn))[:, None] * n_groups + group[None, :]
+    return np.bincount(rows.ravel(), weights=drawn.ravel(), minlength=len(drawn) * n_groups).reshape(
+        len(drawn), n_groups
+    )
+
+
+def _sign_flip_counts(tied: np.ndarray, threshold: np.ndarray) -> np.ndarray:
+    """Per row, how many of the 2^n sign patterns of its n nonzero differences give a doubled signed-rank sum of at
+    least ``threshold``; ``tied[r, v]`` differences of row r share the v-th smallest |difference|.
+
+    The count depends only on the row's n and where its tie groups end, so it is read from a table of every tie
+    pattern of n differences (:func:`_tie_pattern_tails`, built once per n up to :data:`PERMUTATION_MAX_PAIRS`);
+    a row of more differences is counted only without ties (scipy's exact distribution), a single pattern. A
+    pattern is coded by its group ends: bit k set when a group ends after the (k+1)-th smallest difference."""
+    n = tied.sum(axis=1).astype(int)
+    group_ends = np.cumsum(tied, axis=1).astype(int)
+    inner_ends = (tied > 0) & (group_ends < n[:, None])
+    codes = np.where(inner_ends, np.left_shift(1, np.maximum(group_ends - 1, 0)), 0).sum(axis=1)
+    sums = np.rint(threshold).astype(int)
+    reached = np.empty(len(tied))
+    for size in np.unique(n):
+        rows = n == size
+        if size <= PERMUTATION_MAX_PAIRS:
+            reached[rows] = _tie_pattern_tails(int(size))[codes[rows], sums[rows]]
+        else:
+            reached[rows] = _untied_tail(int(size))[sums[rows]]
+    return reached
+
+
+@functools.lru_cache(maxsize=None)
+def _tie_pattern_tails(n: int) -> np.ndarray:
+    """``tails[code, s]``: for n differences in the tie pattern ``code`` (see :func:`_sign_flip_counts`), how many
+    sign patterns give a doubled signed-rank sum of at least s. Every one of the 2^(n-1) patterns at once: at most
+    4,096 rows of 184 sums (n = 13)."""
+    codes = np.arange(2 ** (n - 1))
+    position = np.arange(n)
+    ends = np.ones((codes.size, n), dtype=bool)
+    ends[:, :-1] = (codes[:, None] >> position[:-1]) & 1
+    last = np.minimum.accumulate(np.where(ends, position, n)[:, ::-1], axis=1)[:, ::-1]
+    first = np.maximum.accumulate(np.where(ends, position + 1, 0), axis=1)
+    first = np.concatenate([np.zeros((codes.size, 1), dtype=int), first[:, :-1]], axis=1)
+    return _rank_sum_tails(first + last + 2)
+
+
+@functools.lru_cache(maxsize=None)
+def _untied_tail(n: int) -> np.ndarray:
+    """``tail[s]``: how many sign patterns of n untied differences (doubled ranks 2, 4, ..., 2n) reach s."""
+    return _rank_sum_tails(2 * np.arange(1, n + 1)[None, :])[0]
+
+
+def _rank_sum_tails(doubled_ranks: np.ndarray) -> np.ndarray:
+    """Per row of doubled ranks (whole numbers: average ranks are halves), how many sign patterns give a doubled
+    signed-rank sum of at least s, for s = 0 .. the sum of all ranks. The null distribution is built by convolving
+    one difference at a time, in whole numbers, which float64 holds exactly (at most 2^50 patterns)."""
+    rows = np.arange(len(doubled_ranks))
+    sums = np.arange(int(doubled_ranks.sum(axis=1).max()) + 1)
+    ways = np.zeros((len(doubled_ranks), sums.size))
     ways[:, 0] = 1.0
-    run_ends = np.cumsum(tied, axis=1)
-    rows = np.arange(len(tied))
-    for slot in range(per_row.max()):
-        value = np.minimum((run_ends <= slot).sum(axis=1), tied.shape[1] - 1)
-        active = slot < per_row
-        source = sums[None, :] - np.where(active, doubled_ranks[rows, value], 0).astype(int)[:, None]
-        shifted = np.take_along_axis(ways, np.maximum(source, 0), axis=1)
-        ways = ways + np.where((source >= 0) & active[:, None], shifted, 0.0)
-    return np.where(sums[None, :] >= threshold[:, None], ways, 0.0).sum(axis=1)
+    for rank in doubled_ranks.T:
+        source = sums[None, :] - rank[:, None]
+        shifted = ways[rows[:, None], np.maximum(source, 0)]
+        ways = ways + np.where(source >= 0, shifted, 0.0)
+    tails = np.cumsum(ways[:, ::-1], axis=1)[:, ::-1]
+    tails.flags.writeable = False
+    return tails
 
 
 @dataclass(frozen=True)

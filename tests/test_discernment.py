@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from scorers.answer_parsing import Reading
 from scorers.discernment import (
     BOOTSTRAP_SEED,
     P_FLOOR,
@@ -55,6 +56,67 @@ def test_wilcoxon_perturbed_higher_gives_large_p():
 def test_wilcoxon_rejects_unpaired_lengths():
     with pytest.raises(ValueError, match="differ in length"):
         wilcoxon_greater([1, 2], [1])
+
+
+def _scipy_method(differences: np.ndarray) -> str:
+    """Which of its three computations scipy's ``method="auto"`` chooses for these differences."""
+    untied = np.unique(np.abs(differences)).size == differences.size and np.all(differences != 0)
+    if differences.size <= 50 and untied:
+        return "exact"
+    return "permutation" if differences.size <= 13 else "asymptotic"
+
+
+def _judge_like_differences(rng: np.random.Generator, n: int, answers: int) -> np.ndarray:
+    """Original minus perturbed mean ratings of ``answers`` whole-number answers on 1-5: ties and zeros abound."""
+    original = rng.integers(2, 6, size=(n, answers)).mean(axis=1)
+    return original - np.clip(original - rng.integers(-1, 3, size=(n, answers)).mean(axis=1), 1, 5)
+
+
+@pytest.mark.parametrize("method", ["exact", "permutation", "asymptotic"])
+def test_point_estimates_are_scipys_on_tied_samples_of_every_method(method):
+    rng = np.random.default_rng(11)
+    checked = 0
+    while checked < 12:
+        n = int(rng.integers(2, 14)) if method == "permutation" else int(rng.integers(14, 60))
+        if method == "exact":
+            differences = rng.normal(0.3, 1.0, n)
+        else:
+            differences = _judge_like_differences(rng, n, int(rng.choice([1, 3, 5])))
+        if _scipy_method(differences) != method:
+            continue
+        pairs = [(5.0, 5.0 - d) for d in differences]
+        assert wilcoxon_greater(*zip(*pairs, strict=True)) == pytest.approx(_p_value_by_scipy(pairs), rel=1e-12)
+        checked += 1
+
+
+def test_point_estimates_do_not_enumerate_sign_flips_with_scipy(monkeypatch):
+    # scipy's permutation test over 2^13 sign flips took a second a call: a run's metric must not call it
+    def refused(*args, **kwargs):
+        raise AssertionError("scipy.stats.wilcoxon called")
+
+    monkeypatch.setattr(stats, "wilcoxon", refused)
+    rng = np.random.default_rng(3)
+    originals = rng.integers(3, 6, 13).astype(float)
+    records = _records(list(originals), {"typos": ("character", list(originals - rng.integers(0, 2, 13)))})
+    report = discernment_report(records, ["m"], bootstrap_resamples=50)
+    assert 0 < report.perturbations["typos"].p_values["m"] < 1
+    assert not math.isnan(report.intervals["D/typos"].low)
+
+
+def test_answers_repeated_to_one_prompt_are_read_once(monkeypatch):
+    from scorers import dhp
+
+    read = []
+
+    def counted(text, *args):
+        read.append(text)
+        return Reading(int(text) if text.isdigit() else None)
+
+    monkeypatch.setattr(dhp, "read_answer", counted)
+    value, ratings = dhp.rating_value({"coherence": ["4", "4", "2", "4", "no idea"]}, 1, 5, {"coherence": "Rate it."})
+    assert sorted(read) == ["2", "4", "no idea"]
+    assert ratings["coherence"]["scores"] == [4, 4, 2, 4, None]
+    assert (value["coherence"], value["parse_failures/coherence"], value["answers/coherence"]) == (3.5, 1.0, 5.0)
 
 
 def test_harmonic_mean_p_value_default():

@@ -8,7 +8,9 @@ import functools
 import json
 import math
 import random
+from collections import deque
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from inspect_ai.model import get_model
@@ -298,3 +300,96 @@ def test_clean_story_endings_are_more_likely_than_damaged_ones(hf_judge, dhp_dat
     results = asyncio.run(score_all())
     for item, text, clean, worse in zip(items, damaged, results[:3], results[3:], strict=True):
         assert clean.mean_logprob > worse.mean_logprob, (item.text, text, clean.mean_logprob, worse.mean_logprob)
+
+
+# hf/: concurrent texts sharing a forward pass ----------------------------------------------------------------
+
+BATCH_CASES = [
+    *CASES,
+    ("Tom ran to the bus stop.", "He missed it by a minute and walked to work in the rain."),
+    (None, "Rain."),
+    ("A very long context " * 12 + "ends here.", "The end."),
+    ("Q: What is two plus two?", "Four."),
+]
+
+
+@pytest.mark.local_judge
+def test_texts_scored_in_one_padded_pass_get_their_one_at_a_time_likelihoods(hf_judge, monkeypatch):
+    alone = [score(hf_judge, context, response) for context, response in BATCH_CASES]
+    forward = hf_judge.api.model.forward
+    batches = []
+
+    @functools.wraps(forward)
+    def spy(*args, **kwargs):
+        batches.append(tuple(kwargs["input_ids"].shape))
+        return forward(*args, **kwargs)
+
+    monkeypatch.setattr(hf_judge.api.model, "forward", spy)
+    monkeypatch.setattr(likelihood, "likelihood_batch_size", lambda api: 8)  # as on an accelerator
+
+    async def all_waiting_then_scored():
+        # the forward lock is held until every text waits, so that one pass takes them all
+        likelihood._FORWARD_LOCK.acquire()
+        try:
+            scoring = [
+                asyncio.ensure_future(response_likelihood(hf_judge, context, response))
+                for context, response in BATCH_CASES
+            ]
+            while len(likelihood._WAITING.get(hf_judge.api, ())) < len(scoring) and not any(
+                task.done() for task in scoring
+            ):
+                await asyncio.sleep(0.01)
+        finally:
+            likelihood._FORWARD_LOCK.release()
+        return await asyncio.gather(*scoring)
+
+    together = asyncio.run(all_waiting_then_scored())
+    longest = max(len(likelihood._scored_sequence(hf_judge.api, c, r).sequence) for c, r in BATCH_CASES)
+    assert batches == [(len(BATCH_CASES), longest)]
+    for one, batched in zip(alone, together, strict=True):
+        assert batched.tokens == one.tokens and batched.n_tokens == one.n_tokens
+        assert batched.token_logprobs == pytest.approx(one.token_logprobs, abs=1e-4)
+        assert batched.total_logprob == pytest.approx(one.total_logprob, abs=1e-3)
+
+
+def test_batches_on_accelerators_only_and_within_the_token_budget(monkeypatch):
+    torch = pytest.importorskip("torch")
+
+    class Api:  # what likelihood_batch_size reads of inspect's hf/ provider
+        def __init__(self, device: str, batch_size: int | None = None):
+            self.model, self.batch_size = SimpleNamespace(device=torch.device(device)), batch_size
+
+    assert likelihood.likelihood_batch_size(Api("cpu")) == 1
+    assert likelihood.likelihood_batch_size(Api("cuda")) == likelihood.LIKELIHOOD_BATCH_SIZE
+    assert likelihood.likelihood_batch_size(Api("cuda", batch_size=4)) == 4
+
+    accelerator = Api("cuda", batch_size=3)
+    lengths = [10, 30, 20, 20, 5]
+    waiting = [likelihood._Waiting(likelihood._Scored([0] * n, 1, [], 0, 0)) for n in lengths]
+    monkeypatch.setitem(likelihood._WAITING, accelerator, deque(waiting))
+    monkeypatch.setattr(likelihood, "MAX_BATCH_TOKENS", 60)
+    # oldest first: 10 and 30 pad to 2 x 30; with the third text 3 x 30 > 60 tokens
+    assert likelihood._next_batch(accelerator) == waiting[:2]
+    assert likelihood._next_batch(accelerator) == waiting[2:5]  # 3 x 20 tokens, and at most 3 texts
+    assert not likelihood._WAITING[accelerator]
+
+
+def test_a_batch_without_memory_is_scored_one_text_at_a_time(monkeypatch):
+    torch = pytest.importorskip("torch")
+    passes = []
+
+    def forward(api, batch):
+        passes.append(len(batch))
+        if len(batch) > 1:
+            raise torch.OutOfMemoryError("CUDA out of memory")
+        if batch[0].first == 0:
+            raise ValueError("cannot score")
+        return [[-float(batch[0].first)]]
+
+    monkeypatch.setattr(likelihood, "_forward", forward)
+    waiting = [likelihood._Waiting(likelihood._Scored([1, 2, 3], first, [], 0, 0)) for first in (1, 2, 0)]
+    likelihood._score_batch(None, waiting)
+    assert passes == [3, 1, 1, 1]
+    assert [waiting[0].result.result(), waiting[1].result.result()] == [[-1.0], [-2.0]]
+    with pytest.raises(ValueError, match="cannot score"):
+        waiting[2].result.result()
