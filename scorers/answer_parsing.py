@@ -257,7 +257,10 @@ def _copied_passages(tokens: Sequence[_Token], prompt: str) -> list[range]:
     :data:`_ECHO_SPAN` tokens) is one passage; the next search starts after it. Two copies from different places of
     the prompt that happen to follow each other in the answer (``Output (b) is better. Output (a) ...``) stay two
     passages. At most :data:`_ECHO_PLACES` places of the prompt are followed per run, so the search stays linear.
+    An answer shorter than a span copies nothing, so the prompt (often a whole article) is not tokenised for it.
     """
+    if len(tokens) < _ECHO_SPAN:
+        return []
     words = [token.lower for token in _tokenise(prompt)]
     places: dict[tuple[str, ...], list[int]] = {}
     for start in range(len(words) - _ECHO_SPAN + 1):
