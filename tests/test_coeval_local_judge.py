@@ -1,13 +1,19 @@
-"""CoEval criterion-level scoring on the bundled CPU judge (SmolLM2-135M-Instruct), two items of each dataset."""
+"""CoEval on the bundled CPU judge (SmolLM2-135M-Instruct): criterion-level scoring on one item of two datasets, and
+criteria lists under the judge's greedy decoding."""
 
 from __future__ import annotations
+
+import math
 
 import pytest
 from inspect_ai import eval as inspect_eval
 
+from coeval_tasks.criteria import criteria
 from coeval_tasks.scoring import eli5, rocstories
 from judge_data.local_judge import model_args
-from tests.test_coeval_criteria import coeval_folder
+from scorers.criteria_consistency import IDENTICAL_LISTS
+from solvers.criteria_lists import CRITERIA_STORE_KEY
+from tests.test_coeval_criteria import coeval_folder, minilm  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.local_judge
 
@@ -47,3 +53,28 @@ def test_step_by_step_scoring_runs_on_the_cpu_judge(judge_folder, tmp_path, monk
             score = next(iter(sample.scores.values()))
             parsed += sum(value is not None for values in score.metadata["parsed"].values() for value in values)
         assert metrics["parse_failures"] == len(criteria) + 1 - parsed
+
+
+def test_greedy_judge_gets_no_criteria_consistency(judge_folder, minilm, tmp_path, monkeypatch):  # noqa: F811
+    """``local-judge`` loads the judge with ``do_sample=false``: inspect's hf provider then decodes greedily whatever
+    temperature a request asks for, so the sampled lists repeat the reference and CC / ICC are NaN, not 1."""
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
+    (log,) = inspect_eval(
+        criteria(dataset="eli5", data_dir=str(coeval_folder("eli5")), n=1, samples=2, embedder=minilm),
+        model="hf/smollm2",
+        model_args=model_args(judge_folder),
+        max_tokens=24,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    metrics = {name: metric.value for name, metric in log.results.scores[0].metrics.items()}
+    assert math.isnan(metrics["cc"]) and math.isnan(metrics["icc"])
+    assert metrics["identical_lists"] == 1
+    (sample,) = log.samples
+    answers = sample.store[CRITERIA_STORE_KEY]
+    assert answers["sampled"] == [answers["reference"]] * 2
+    asked = sorted(event.config.temperature for event in sample.events if event.event == "model")
+    assert asked == [0.0, 0.7, 0.7]  # the paper's temperature was asked for; the provider did not sample
+    score = next(iter(sample.scores.values()))
+    assert f"cc undefined: {IDENTICAL_LISTS}" in score.explanation
