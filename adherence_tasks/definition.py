@@ -16,7 +16,7 @@ ADHERENCE = SuiteDefinition(
         "Murugadoss et al., *Evaluating the Evaluator: Measuring LLMs' Adherence to Task Evaluation "
         "Instructions*, AAAI 2025 ([arXiv:2408.08781](https://arxiv.org/abs/2408.08781))"
     ),
-    version=4,
+    version=5,
     changelog={
         1: "The paper's four settings on its datasets; Pearson per criterion, dataset and taxonomy group.",
         2: "The likelihood setting sums the separator's tokens too, as DHP's version 2.",
@@ -27,6 +27,9 @@ ADHERENCE = SuiteDefinition(
         4: "One vocabulary with the other suites: the likelihood setting is `scoring=perplexity` (it was "
         "`setting=perplexity`); `setting` is `generic`, `criterion` or `rubric`; the log's `scoring` of a "
         "likelihood run reads `perplexity` (it read `likelihood`).",
+        5: "System-level agreement where the data names the systems: Kendall's tau between the judge's and the "
+        "humans' mean score per system (`system_tau/<criterion>`, their oriented mean `system_tau` with a "
+        "document-bootstrap interval, `n_systems`); `documents` draws whole documents. No existing number moved.",
     },
     options=(
         Option(
@@ -53,6 +56,14 @@ ADHERENCE = SuiteDefinition(
             shown_default="public source",
         ),
         Option("n", None, "items, a seeded draw", minimum=1, shown_default=ALL),
+        Option(
+            "documents",
+            None,
+            "instead of `n`: documents, a seeded draw, each with every system's response to it (what the responses "
+            "answer: an article, a prompt, a conversation), so that `system_tau` compares whole systems",
+            minimum=1,
+            shown_default=ALL,
+        ),
         Option("seed", 0, "seed of that draw"),
         Option("repeats", 1, "answers per question, averaged (`scoring=sample`)", minimum=1),
         Option("temperature", 0.0, "judge temperature"),
@@ -86,11 +97,13 @@ ADHERENCE = SuiteDefinition(
     headlines=(
         Headline("pearson", higher_is_better=True),
         Headline("pearson/group/.+", higher_is_better=True, leaderboard=False),
+        Headline("system_tau", higher_is_better=True, leaderboard=False),
     ),
     comparable_on=(
         "task_version",
         "source",
         "n_items",
+        "documents",
         "seed",
         "setting",
         "criteria",
