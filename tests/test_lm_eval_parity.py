@@ -218,7 +218,11 @@ def test_lm_eval_and_inspect_report_the_same_numbers(tmp_path, dhp_data, fbi_dat
     fbi = lm_eval_metrics(results, "fbi_pairwise")
     assert 0 < fbi["flip_rate"] < 1 and fbi["parse_failures"] > 0
     assert 0 < lm_eval_metrics(results, "fbi_single_vanilla")["error_rate"] < 1
-    assert 0.3 < lm_eval_metrics(results, "adherence_summeval_rubric")["pearson"] < 1
+    adherence = lm_eval_metrics(results, "adherence_summeval_rubric")
+    assert 0.3 < adherence["pearson"] < 1
+    # system level: defined on the draw's systems, and the same number in both harnesses (compared above)
+    assert adherence["n_systems"] >= 3 and -1 <= adherence["system_tau"] <= 1
+    assert ("adherence_summeval_rubric", "system_tau") in {(task, metric) for task, metric, _, _ in rows}
     assert len(rows) > 120
 
 
