@@ -26,13 +26,6 @@ SYSTEM_JUDGE_CONSTANT = "the judge's mean score is the same for every system"
 MAX_UNDEFINED_RESAMPLES = 0.01
 """Above this share of document resamples without a defined tau, the interval is NaN (as for the correlations)."""
 
-INTERVAL_METHOD = "percentile"
-"""The document bootstrap's interval: the 2.5 % and 97.5 % quantiles of the resampled taus. Its target is the median
-of the estimate's sampling distribution at the run's size, not the tau of the systems' true means: with few documents
-the systems' mean scores are noisy and the estimate leans from the true ranking's tau by an amount no interval around
-it recovers (every method tried covers the true tau 0.045-0.95 across the simulated regimes). Against the median it
-covers 0.90-1.00 (mean 0.97); ``benchmarks/coverage_system_tau.py`` measures both (docs/coverage_system_tau.md)."""
-
 
 @dataclass(frozen=True)
 class SystemTau:
@@ -154,8 +147,15 @@ def document_resamples(
 
 
 def percentile_interval(resampled: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
-    """:data:`INTERVAL_METHOD`'s interval from the resampled values (NaN when more than
-    :data:`MAX_UNDEFINED_RESAMPLES` of them are undefined)."""
+    """The 2.5 % and 97.5 % quantiles of the resampled taus (NaN when more than :data:`MAX_UNDEFINED_RESAMPLES` of
+    them are undefined).
+
+    Its target is the median of the estimate's sampling distribution at the run's size, not the tau of the systems'
+    true means: with few documents the systems' mean scores are noisy and the estimate leans from the true ranking's
+    tau by an amount no interval around it recovers (every method tried covers the true tau 0.045-0.95 across the
+    simulated regimes). Against the median it covers 0.90-1.00 (mean 0.97), where the re-centred percentile, BC and
+    basic intervals cover less; ``benchmarks/coverage_system_tau.py`` measures them (docs/coverage_system_tau.md).
+    """
     defined = resampled[np.isfinite(resampled)]
     if defined.size < 2 or defined.size < (1 - MAX_UNDEFINED_RESAMPLES) * resampled.size:
         return math.nan, math.nan
