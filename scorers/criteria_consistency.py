@@ -193,7 +193,8 @@ def score_criteria_lists(
     identical = identical_answers(sampled_answers)
     if identical:
         reason = f"{IDENTICAL_LISTS} (the {len(sampled_answers)} sampled answers are the same text)"
-        undefined["cc"] = undefined["icc"] = reason
+        undefined.setdefault("cc", reason)  # an unparsable answer is the first reason where there is one
+        undefined.setdefault("icc", reason)
     if not curated_texts:
         undefined["coverage"] = "no curated criteria for this task"
     elif not reference.parsed:

@@ -476,7 +476,9 @@ def test_unparsable_answers_are_counted_and_values_undefined(tmp_path, minilm):
 @pytest.mark.local_judge
 def test_cpu_judge_writes_criteria(tmp_path, monkeypatch, minilm, judge_folder):
     """The real hf/ provider with sampled lists (temperature, several answers); the stand-in judge covers every
-    dataset's prompts."""
+    dataset's prompts. ``local-judge`` loads the judge with ``do_sample=false``: inspect's hf provider then decodes
+    greedily whatever temperature a request asks for, so the sampled lists repeat the reference and CC / ICC are NaN,
+    not 1 (as they were in task version 1)."""
     from inspect_ai import eval as inspect_eval
 
     from coeval_tasks.criteria import criteria
@@ -513,3 +515,9 @@ def test_cpu_judge_writes_criteria(tmp_path, monkeypatch, minilm, judge_folder):
         assert metrics["parse_failures"] == sum(
             next(iter(sample.scores.values())).value["parse_failures"] for sample in log.samples
         )
+        assert math.isnan(metrics["cc"]) and math.isnan(metrics["icc"]) and metrics["identical_lists"] == 1
+        (sample,) = log.samples
+        answers = sample.store["criteria_answers"]
+        assert answers["sampled"] == [answers["reference"]] * 2
+        asked = sorted(event.config.temperature for event in sample.events if event.event == "model")
+        assert asked == [0.0, 0.7, 0.7]  # the paper's temperature was asked for; the provider did not sample
