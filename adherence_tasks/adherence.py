@@ -26,10 +26,12 @@ from judge_data.human import (
     HumanCriterion,
     HumanItem,
     choose_criteria,
+    item_system,
     load_criteria,
     load_items,
     read_groups,
     regroup,
+    select_documents,
     select_items,
 )
 from judge_data.options import OptionError
@@ -77,6 +79,7 @@ def _sample(item: HumanItem, criteria: Sequence[HumanCriterion], dataset: str) -
             "task": item.task,
             "context": item.task,
             "response": item.response,
+            "system": item_system(item),
             "human": {
                 criterion.name: item.human[criterion.name] for criterion in criteria if criterion.name in item.human
             },
@@ -99,6 +102,7 @@ def check_options(
     *,
     setting: str,
     n: int | None = None,
+    documents: int | None = None,
     repeats: int = 1,
     scoring: str = "sample",
     min_mass: float = DEFAULT_MIN_MASS,
@@ -113,7 +117,9 @@ def check_options(
         raise OptionError(
             "the likelihood setting is chosen with scoring=perplexity (task version 4); pass -T scoring=perplexity"
         )
-    ADHERENCE.check(setting=setting, n=n, repeats=repeats, scoring=scoring, normalize=normalize)
+    ADHERENCE.check(setting=setting, n=n, documents=documents, repeats=repeats, scoring=scoring, normalize=normalize)
+    if n is not None and documents is not None:
+        raise OptionError(f"n={n} draws responses and documents={documents} whole documents; pass one of them")
     check_rating_scoring(scoring, min_mass, SCORINGS)
     check_answer_format(answer_format, scoring)
     if normalize != DEFAULT_NORMALIZATION and scoring != "perplexity":
@@ -132,6 +138,7 @@ def adherence_task(
     scoring: Scoring = DEFAULTS["scoring"],
     criteria: str | Sequence[str] | None = DEFAULTS["criteria"],
     n: int | None = DEFAULTS["n"],
+    documents: int | None = DEFAULTS["documents"],
     seed: int = DEFAULTS["seed"],
     repeats: int = DEFAULTS["repeats"],
     temperature: float = DEFAULTS["temperature"],
@@ -157,6 +164,7 @@ def adherence_task(
     template = check_options(
         setting=setting,
         n=n,
+        documents=documents,
         repeats=repeats,
         scoring=scoring,
         min_mass=min_mass,
@@ -179,7 +187,7 @@ def adherence_task(
             f"{folder / ITEMS_FILE} is missing: {name} has no public human scores here ({note}). "
             f"Put your own items.jsonl in the same layout into a folder and pass -T data_dir=<folder>."
         )
-    items = select_items(load_items(folder, all_criteria), n, seed)
+    items = select_documents(select_items(load_items(folder, all_criteria), n, seed), documents, seed)
     task_description = str(document.get("task_description") or "").strip()
     measured = logged_setting(setting, scoring)
     if scoring == "perplexity":
@@ -232,6 +240,8 @@ def adherence_task(
             **({"min_mass": min_mass} if scoring == "logprobs" else {}),
             **(template.metadata() if template else {}),
             "n_items": len(items),
+            "documents": documents,
+            "n_documents": len({item.task for item in items}),
             "seed": seed,
             "repeats": 1 if scoring == "logprobs" else repeats,
             "temperature": temperature,
@@ -266,6 +276,7 @@ PAPER_OPTIONS = (
     "criteria",
     "data_dir",
     "n",
+    "documents",
     "seed",
     "repeats",
     "temperature",
@@ -285,6 +296,7 @@ def _dataset_task(dataset: AdherenceDataset):
         criteria: str | list[str] | None = DEFAULTS["criteria"],
         data_dir: str | None = DEFAULTS["data_dir"],
         n: int | None = DEFAULTS["n"],
+        documents: int | None = DEFAULTS["documents"],
         seed: int = DEFAULTS["seed"],
         repeats: int = DEFAULTS["repeats"],
         temperature: float = DEFAULTS["temperature"],
@@ -302,6 +314,7 @@ def _dataset_task(dataset: AdherenceDataset):
             scoring=scoring,
             criteria=criteria,
             n=n,
+            documents=documents,
             seed=seed,
             repeats=repeats,
             temperature=temperature,
@@ -336,6 +349,7 @@ def custom(
     scoring: Scoring = DEFAULTS["scoring"],
     criteria: str | list[str] | None = DEFAULTS["criteria"],
     n: int | None = DEFAULTS["n"],
+    documents: int | None = DEFAULTS["documents"],
     seed: int = DEFAULTS["seed"],
     repeats: int = DEFAULTS["repeats"],
     temperature: float = DEFAULTS["temperature"],
@@ -357,6 +371,7 @@ def custom(
         scoring=scoring,
         criteria=criteria,
         n=n,
+        documents=documents,
         seed=seed,
         repeats=repeats,
         temperature=temperature,

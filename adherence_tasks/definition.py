@@ -34,7 +34,10 @@ ADHERENCE = SuiteDefinition(
         "under `scoring=logprobs` an echo of the prompt's closing label (`Coherence score: 4`, `Answer: yes`) is "
         "read past with its probability, and requests have room for it (3 tokens a label word and 2 more), and a "
         "1-10 rating with more than `min_mass` on a `1` the judge did not write (1 or 10) is a parse failure "
-        "instead of losing P(10).",
+        "instead of losing P(10). "
+        "System-level agreement where the data names the systems: Kendall's tau between the judge's and the "
+        "humans' mean score per system (`system_tau/<criterion>`, their oriented mean `system_tau` with a "
+        "document-bootstrap interval, `n_systems`); `documents` draws whole documents.",
     },
     options=(
         Option(
@@ -61,6 +64,14 @@ ADHERENCE = SuiteDefinition(
             shown_default="public source",
         ),
         Option("n", None, "items, a seeded draw", minimum=1, shown_default=ALL),
+        Option(
+            "documents",
+            None,
+            "instead of `n`: documents, a seeded draw, each with every system's response to it (what the responses "
+            "answer: an article, a prompt, a conversation), so that `system_tau` compares whole systems",
+            minimum=1,
+            shown_default=ALL,
+        ),
         Option("seed", 0, "seed of that draw"),
         Option("repeats", 1, "answers per question, averaged (`scoring=sample`)", minimum=1),
         Option("temperature", 0.0, "judge temperature"),
@@ -101,11 +112,13 @@ ADHERENCE = SuiteDefinition(
     headlines=(
         Headline("pearson", higher_is_better=True),
         Headline("pearson/group/.+", higher_is_better=True, leaderboard=False),
+        Headline("system_tau", higher_is_better=True, leaderboard=False),
     ),
     comparable_on=(
         "task_version",
         "source",
         "n_items",
+        "documents",
         "seed",
         "setting",
         "criteria",

@@ -20,10 +20,14 @@ COEVAL_CRITERIA = SuiteDefinition(
     name="coeval_criteria",
     title="CoEval criteria: the criteria a judge writes for a task",
     paper=PAPER,
-    version=1,
+    version=2,
     changelog={
         1: "A reference list at temperature 0 and `samples` sampled lists per task description; CC, ICC and "
         "coverage of the experts' curated criteria by embedding similarity.",
+        2: "A task description whose sampled answers are all one text (the provider decoded greedily, as inspect's "
+        "`hf/` provider does under `-M do_sample=false`, the bundled judge's setting) has CC and ICC NaN with the "
+        "reason, counted in `identical_lists`, and the report flags the run; they were 1.00 (the bundled judge's "
+        "quick preset: CC 1.00, ICC 1.00 before, n/a now).",
     },
     options=(
         Option("dataset", "eli5", "whose task descriptions to use", choices=tuple(DATASETS)),

@@ -245,6 +245,26 @@ def select_items(items: Sequence[HumanItem], n: int | None, seed: int) -> list[H
     return [items[index] for index in keep]
 
 
+def select_documents(items: Sequence[HumanItem], documents: int | None, seed: int) -> list[HumanItem]:
+    """Every response to ``documents`` documents drawn with ``seed`` (all of them when None), kept in file order.
+
+    A document is what the responses answer, the item's ``task`` text (an article, a prompt, a conversation): drawing
+    whole documents gives each drawn document every system's response to it, which system-level agreement needs.
+    """
+    check_at_least("documents", documents, 1)
+    names = list(dict.fromkeys(item.task for item in items))
+    if documents is None or documents >= len(names):
+        return list(items)
+    chosen = {names[index] for index in random.Random(seed).sample(range(len(names)), documents)}
+    return [item for item in items if item.task in chosen]
+
+
+def item_system(item: HumanItem) -> str | None:
+    """The system that wrote the response (``meta.system`` of items.jsonl), where the data names it."""
+    system = item.meta.get("system")
+    return None if system is None or isinstance(system, (dict, list)) else str(system)
+
+
 def regroup(criteria: Sequence[HumanCriterion], groups: Mapping[str, str | None], source: str) -> list[HumanCriterion]:
     """The criteria with the taxonomy groups of ``groups`` (criterion -> group or ``None``), which names only criteria
     of the dataset and groups of the taxonomy; criteria it does not name keep theirs."""

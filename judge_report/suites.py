@@ -20,6 +20,7 @@ from fbi_tasks.definition import FBI as FBI_DEFINITION
 from fbi_tasks.definition import FBI_GRADER as FBI_GRADER_DEFINITION
 from judge_data.definitions import SuiteDefinition
 from judge_report.runs import Run
+from scorers.criteria_consistency import IDENTICAL_LISTS
 
 Contribution = tuple[Run, str, float]
 """One value pooled into a cell: the run, the metric and the sign it enters with."""
@@ -64,6 +65,8 @@ class SuiteView:
     """The benchmark's dataset on the Hugging Face Hub, where there is one (for ``.eval_results`` exports)."""
     kind_on: tuple[str, ...] = ()
     """Settings whose values name a kind of run that gets its own leaderboard column (FBI's ``paradigm``)."""
+    run_notes: Callable[[Run], list[str]] = lambda run: []
+    """What the report's notes must say of a run whose numbers need a caveat (CoEval's identical lists)."""
 
     @property
     def name(self) -> str:
@@ -295,6 +298,18 @@ def _coeval_criteria_cells(run: Run) -> list[tuple[str, str, str]]:
     return [(dataset, name, name) for name in _present(run, ("cc", "icc", "coverage"))]
 
 
+def _identical_lists_notes(run: Run) -> list[str]:
+    """The flag for a run whose sampled criteria lists came back identical: its CC and ICC measure nothing."""
+    identical = run.metrics.get("identical_lists", 0.0)
+    if not identical > 0:
+        return []
+    return [
+        f"{run.location}: {IDENTICAL_LISTS} ({run.judge}): in {identical:g} of {run.samples} task descriptions the "
+        f"sampled criteria lists are one text repeated although temperature {run.setting('temperature')} was asked "
+        "for, so cc and icc are undefined there (n/a where every one is)"
+    ]
+
+
 COEVAL_CRITERIA = SuiteView(
     COEVAL_CRITERIA_DEFINITION,
     title="CoEval criteria consistency (CC, ICC) and coverage of the curated criteria",
@@ -303,6 +318,7 @@ COEVAL_CRITERIA = SuiteView(
     paper_tables=(
         PaperTable("coeval_table1", "CoEval Table 1: CC and ICC per dataset", _coeval_criteria_cells, "dataset"),
     ),
+    run_notes=_identical_lists_notes,
 )
 
 

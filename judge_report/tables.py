@@ -265,6 +265,7 @@ def build_report(
         if view is None:
             notes.append(f"{run.location}: task {run.task} belongs to no suite the report knows; left out")
             continue
+        notes.extend(view.run_notes(run))
         key = comparability_key(run, view)
         task_configs = configs.setdefault(run.task, [])
         if key not in task_configs:

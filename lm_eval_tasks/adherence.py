@@ -27,7 +27,7 @@ from scorers.likelihood import likelihood_value
 
 logger = logging.getLogger(__name__)
 
-OPTIONS = ADHERENCE.defaults(("data_dir", "criteria", "n", "seed", "answer_format", "groups"))
+OPTIONS = ADHERENCE.defaults(("data_dir", "criteria", "n", "documents", "seed", "answer_format", "groups"))
 """The options of every adherence task, the ``custom`` ones included, with their defaults."""
 
 
@@ -41,6 +41,7 @@ def build_documents(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str,
         "scoring": "perplexity" if likelihood else "sample",
         "criteria": options["criteria"],
         "n": None if options["n"] is None else int(options["n"]),
+        "documents": None if options["documents"] is None else int(options["documents"]),
         "seed": int(options["seed"]),
         "answer_format": options["answer_format"],
         "groups": options["groups"],
@@ -102,8 +103,9 @@ def metrics(settings: Mapping[str, Any], samples: Sequence[SampleAnswers]) -> di
             read += [pair for key, numbers in parsed.items() for pair in zip(answers[key], numbers, strict=True)]
         warn_on_unparsed(settings, read)
     report, _, notes = agreement_metrics(specs, values)
-    for reason in notes.values():
-        logger.warning("%s: the interval of pearson is undefined (NaN): %s", settings["task"], reason)
+    subjects = {"pearson_ci": "the interval of pearson", "system_tau": "system_tau"}
+    for name, reason in notes.items():
+        logger.warning("%s: %s is undefined (NaN): %s", settings["task"], subjects[name], reason)
     return report
 
 

@@ -153,7 +153,7 @@ def _warn_if_sampling_repeated(settings: Mapping[str, Any], sampled_per_document
     if float(settings["temperature"]) > 0 and repeated and all(repeated):
         logger.warning(
             "%s: every task description's %d sampled lists are one text repeated at temperature %s; with an API "
-            "backend this is lm-eval's fixed per-request seed, not the judge: ICC and CC are not meaningful. "
+            "backend this is lm-eval's fixed per-request seed, not the judge: CC and ICC are NaN (identical lists). "
             "Use lm-eval's vllm or hf backend, or inspect.",
             settings["task"],
             settings["samples"],

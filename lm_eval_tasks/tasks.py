@@ -135,9 +135,10 @@ def adherence_metric_names(criteria: Sequence[tuple[str, str]], setting: str) ->
     groups = [group for group in GROUPS if any(criterion_group == group for _, criterion_group in criteria)]
     names = ["pearson", "pearson_ci_low", "pearson_ci_high", *(f"pearson/group/{group}" for group in groups)]
     names += ["undefined", *([] if setting == PERPLEXITY_SETTING else [JSON_FALLBACKS]), "parse_failures"]
+    names += ["system_tau", "system_tau_ci_low", "system_tau_ci_high", "n_systems"]
     for name, _ in criteria:
         names += [f"{method}/{name}" for method in ("pearson", "spearman", "kendall")]
-        names += [f"pearson_ci_low/{name}", f"pearson_ci_high/{name}", f"n/{name}"]
+        names += [f"pearson_ci_low/{name}", f"pearson_ci_high/{name}", f"n/{name}", f"system_tau/{name}"]
     return tuple(names)
 
 

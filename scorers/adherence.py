@@ -14,6 +14,7 @@ from inspect_ai.solver import TaskState
 
 from scorers.answer_parsing import YES_NO, AnswerFormat, AnswerShape, Reading, read_answer
 from scorers.correlation import CONSTANT_JUDGE, CriterionScores, agreement_report, undefined_reasons
+from scorers.system_agreement import SYSTEM_JUDGE_CONSTANT, system_agreement
 from scorers.unparsed import register_warning_hook, unparsed_record
 from scorers.values import JSON_FALLBACKS, as_float, json_fallbacks
 from solvers.judge import PROMPTS_STORE_KEY, SAMPLES_STORE_KEY
@@ -172,6 +173,11 @@ def human_agreement(criteria: Sequence[CriterionSpec]) -> Metric:
             if reason.startswith(CONSTANT_JUDGE)
         ]
         warnings += [("the interval of pearson", reason) for name, reason in notes.items() if name == "pearson_ci"]
+        warnings += [
+            ("system_tau", reason)
+            for name, reason in notes.items()
+            if name == "system_tau" and SYSTEM_JUDGE_CONSTANT in reason
+        ]
         for subject, reason in warnings:
             if (subject, reason) not in reported:
                 reported.add((subject, reason))
@@ -185,15 +191,20 @@ def agreement_metrics(
     criteria: Sequence[CriterionSpec], samples: Iterable[tuple[Mapping[str, Any], Any]]
 ) -> tuple[dict[str, float], list[CriterionScores], dict[str, str]]:
     """The metric's numbers from ``(sample metadata, score value)`` pairs, for any harness, the pairs used, and
-    why a headline value is NaN (``{"pearson_ci": reason}``)."""
+    why a headline value is NaN (``{"pearson_ci": reason}``, ``{"system_tau": reason}``). The metadata's ``system``
+    (who wrote the response) and ``task`` (the document it answers) give the system-level numbers."""
     pairs: dict[str, tuple[list[float], list[float]]] = {spec.name: ([], []) for spec in criteria}
     failures = 0.0
     values = []
+    systems: list[str | None] = []
+    documents: list[str] = []
     for metadata, value in samples:
         human = metadata.get("human") or {}
         if not isinstance(value, Mapping):
             continue
         values.append(value)
+        systems.append(metadata.get("system"))
+        documents.append(str(metadata.get("task")))
         failures += as_float(value.get(PARSE_FAILURES, 0.0))
         for spec in criteria:
             pairs[spec.name][0].append(as_float(value.get(spec.name)))
@@ -201,6 +212,28 @@ def agreement_metrics(
     scored = [CriterionScores(spec.name, spec.group, *pairs[spec.name], spec.sign) for spec in criteria]
     notes: dict[str, str] = {}
     report = agreement_report(scored, aligned=True, notes=notes)
+    report.update(system_level_report(scored, systems, documents, notes))
     report.update(json_fallbacks(values))
     report[PARSE_FAILURES] = failures
     return report, scored, notes
+
+
+def system_level_report(
+    scored: Sequence[CriterionScores],
+    systems: Sequence[str | None],
+    documents: Sequence[str],
+    notes: dict[str, str] | None = None,
+) -> dict[str, float]:
+    """``system_tau`` (the oriented mean over the grouped criteria, as ``pearson``) with its document-bootstrap
+    interval, ``n_systems``, and ``system_tau/<criterion>``; why a value is NaN goes to ``notes``."""
+    agreement = system_agreement(scored, systems, documents)
+    report = {
+        "system_tau": agreement.value,
+        "system_tau_ci_low": agreement.low,
+        "system_tau_ci_high": agreement.high,
+        "n_systems": float(agreement.n_systems),
+    }
+    report.update({f"system_tau/{name}": tau.value for name, tau in agreement.criteria.items()})
+    if notes is not None and (agreement.reason or agreement.interval_reason):
+        notes["system_tau"] = agreement.reason or f"its interval: {agreement.interval_reason}"
+    return report

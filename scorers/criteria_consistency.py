@@ -8,6 +8,7 @@ sentence-embedding model loader and the inspect scorer and metric built on them.
 from __future__ import annotations
 
 import importlib.util
+import logging
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -25,6 +26,8 @@ from solvers.criteria_lists import CRITERIA_STORE_KEY, parse_criteria_list
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_EMBEDDER = "princeton-nlp/sup-simcse-roberta-large"
 """The paper embeds criteria with SimCSE (Gao et al., 2021) without naming a checkpoint; this is its largest
@@ -136,7 +139,18 @@ def embed(embedder: str, texts: Sequence[str]) -> np.ndarray:
     return np.asarray(load_embedder(embedder).encode(list(texts), convert_to_numpy=True), dtype=float)
 
 
-VALUE_KEYS = ("cc", "icc", "coverage", "missed", "matched", "criteria", "parse_failures")
+VALUE_KEYS = ("cc", "icc", "coverage", "missed", "matched", "criteria", "parse_failures", "identical_lists")
+
+IDENTICAL_LISTS = "identical lists: decoding was greedy"
+"""Why CC and ICC are NaN for a task description whose sampled answers are all the same text: the provider did not
+sample at the requested temperature (the ``hf/`` provider under ``-M do_sample=false``, which the bundled judge's
+``local-judge`` options set, decodes greedily whatever the request's temperature), so the lists cannot differ and
+their agreement says nothing about consistency."""
+
+
+def identical_answers(answers: Sequence[str]) -> bool:
+    """Whether two or more sampled answers are all the same text (surrounding white space aside)."""
+    return len(answers) >= 2 and len({answer.strip() for answer in answers}) == 1
 
 
 @dataclass(frozen=True)
@@ -176,19 +190,25 @@ def score_criteria_lists(
         undefined["cc"] = "no sampled answer holds a parsable list"
     if len(parsed_sampled) < 2:
         undefined["icc"] = f"{len(parsed_sampled)} sampled answer(s) hold a parsable list; ICC needs two"
+    identical = identical_answers(sampled_answers)
+    if identical:
+        reason = f"{IDENTICAL_LISTS} (the {len(sampled_answers)} sampled answers are the same text)"
+        undefined.setdefault("cc", reason)  # an unparsable answer is the first reason where there is one
+        undefined.setdefault("icc", reason)
     if not curated_texts:
         undefined["coverage"] = "no curated criteria for this task"
     elif not reference.parsed:
         undefined["coverage"] = "the temperature-0 answer holds no parsable list"
 
     value = {
-        "cc": criteria_consistency(reference_matrix, sampled_matrices),
-        "icc": inter_criteria_consistency(sampled_matrices),
+        "cc": math.nan if identical else criteria_consistency(reference_matrix, sampled_matrices),
+        "icc": math.nan if identical else inter_criteria_consistency(sampled_matrices),
         "coverage": math.nan,
         "missed": math.nan,
         "matched": math.nan,
         "criteria": float(len(reference.criteria)),
         "parse_failures": float(failures),
+        "identical_lists": float(identical),
     }
     per_curated = []
     if "coverage" not in undefined:
@@ -217,8 +237,9 @@ def criteria_lists_score(
     """Parse the reference and sampled criteria lists, embed them, and score CC, ICC and the expert match.
 
     The value holds ``cc``, ``icc``, ``coverage``, ``missed``, ``matched`` (against the reference
-    list), ``criteria`` (size of the reference list) and ``parse_failures`` (answers without a list,
-    which are left out of CC and ICC). Values that are undefined are NaN, with the reason in the
+    list), ``criteria`` (size of the reference list), ``parse_failures`` (answers without a list,
+    which are left out of CC and ICC) and ``identical_lists`` (1 when the sampled answers are all the same text:
+    CC and ICC are then NaN, see :data:`IDENTICAL_LISTS`). Values that are undefined are NaN, with the reason in the
     metadata's ``undefined``. A sample's metadata ``curated`` overrides the task-wide curated criteria.
     """
 
@@ -243,7 +264,8 @@ def criteria_lists_score(
 
 
 def criteria_lists_means(values: Sequence[Mapping[str, object]]) -> dict[str, float]:
-    """Means over task descriptions of CC, ICC, coverage, missed, matched and list size; parse failures summed.
+    """Means over task descriptions of CC, ICC, coverage, missed, matched and list size; parse failures and task
+    descriptions with identical sampled lists (``identical_lists``) summed.
 
     A NaN value is left out of its mean; a mean over no values is NaN.
     """
@@ -252,7 +274,8 @@ def criteria_lists_means(values: Sequence[Mapping[str, object]]) -> dict[str, fl
     for key in ("cc", "icc", "coverage", "missed", "matched", "criteria"):
         defined = [number for number in columns[key] if not math.isnan(number)]
         report[key] = float(np.mean(defined)) if defined else math.nan
-    report["parse_failures"] = float(np.nansum(columns["parse_failures"])) if columns["parse_failures"] else 0.0
+    for key in ("parse_failures", "identical_lists"):
+        report[key] = float(np.nansum(columns[key])) if columns[key] else 0.0
     return report
 
 
@@ -260,8 +283,14 @@ def criteria_lists_means(values: Sequence[Mapping[str, object]]) -> dict[str, fl
 def criteria_lists_summary() -> Metric:
     """:func:`criteria_lists_means` over the scored task descriptions (copes with partial results; each
     sample's score says why its undefined values are undefined)."""
+    warned = False
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        return criteria_lists_means([score.score.value for score in scores if isinstance(score.score.value, Mapping)])
+        nonlocal warned
+        means = criteria_lists_means([score.score.value for score in scores if isinstance(score.score.value, Mapping)])
+        if means["identical_lists"] > 0 and not warned:
+            warned = True
+            logger.warning("cc and icc are undefined (NaN) where the sampled lists are identical: %s", IDENTICAL_LISTS)
+        return means
 
     return compute

@@ -92,9 +92,11 @@ class _Handler(BaseHTTPRequestHandler):
             reply = "".join(alternatives[0][0] for alternatives in positions)
             logprobs = {"content": [_position(alternatives) for alternatives in positions]}
         elif getattr(answer, "reads_request", False):
-            reply = answer(body)
+            replies = [answer({**body, "choice_index": i}) for i in range(n)]
         else:
             reply = answer(body["messages"] if getattr(answer, "reads_conversation", False) else prompt)
+        if logprobs is not None or not getattr(answer, "reads_request", False):
+            replies = [reply] * n
         payload = {
             "id": f"fake-{len(self.calls)}",
             "object": "chat.completion",
@@ -107,7 +109,7 @@ class _Handler(BaseHTTPRequestHandler):
                     "message": {"role": "assistant", "content": reply},
                     "logprobs": logprobs,
                 }
-                for i in range(n)
+                for i, reply in enumerate(replies)
             ],
             "usage": {
                 "prompt_tokens": len(prompt.split()),
@@ -189,17 +191,18 @@ def reads_conversation(answer: Callable[[list[dict]], Any]) -> Callable[[list[di
 
 
 def reads_request(answer: Callable[[dict], str]) -> Callable[[dict], str]:
-    """Mark an answer function that is given the whole request (messages, temperature, ...), not its last prompt."""
+    """Mark an answer function that is given the whole request (messages, temperature, ...), not its last prompt,
+    once per choice asked for (``n``), with the choice's position as ``choice_index``."""
     answer.reads_request = True  # type: ignore[attr-defined]
     return answer
 
 
-def by_temperature(at_zero: str, sampled: str) -> Answer:
-    """One answer to greedy requests (temperature 0 or unset) and another to sampled ones: deterministic whatever
-    order concurrent requests arrive in."""
+def by_temperature(at_zero: str, *sampled: str) -> Answer:
+    """One answer to greedy requests (temperature 0 or unset) and others to sampled ones, the choices of a call in
+    turn: deterministic whatever order concurrent requests arrive in."""
 
     @reads_request
     def answer(request: dict) -> str:
-        return sampled if request.get("temperature") else at_zero
+        return sampled[request["choice_index"] % len(sampled)] if request.get("temperature") else at_zero
 
     return answer

@@ -7,7 +7,9 @@ import json
 import math
 import re
 
+import numpy as np
 import pytest
+from scipy import stats
 
 from adherence_tasks.definition import ADHERENCE
 from judge_data.human import load_criteria, load_items, select_items
@@ -225,3 +227,51 @@ def test_a_lower_is_better_likert_criterion_is_asked_and_signed_the_humans_way(t
     asks = {call["messages"][-1]["content"].split("### Evaluation\n")[1] for call in calls}
     assert any("Errors from 1 (best) to 5 (worst)" in ask for ask in asks)
     assert any("Clarity from 1 (worst) to 5 (best)" in ask for ask in asks)
+
+
+def test_whole_documents_give_system_level_agreement(tmp_path):
+    """Three TopicalChat conversations with all six systems' responses, judged by a stand-in that answers each
+    human mean rounded to the scale: its system-level tau per criterion is scipy's on the system means."""
+    folder = data_folder("human", "topicalchat")
+    exact = knows_the_humans("topicalchat", None, 0)
+
+    def rounded(prompt: str) -> str:
+        answer = exact(prompt)
+        return f"Score: {round(float(answer.removeprefix('Score: ')))}" if answer.startswith("Score") else answer
+
+    log, calls = eval_in_process(
+        "adherence_tasks/topicalchat",
+        rounded,
+        tmp_path,
+        f"data_dir={folder}",
+        "documents=3",
+        "setting=criterion",
+        "criteria=natural,engaging",
+    )
+    metrics = metrics_of(log)
+    assert log.eval.metadata["n_items"] == 18 and log.eval.metadata["n_documents"] == 3
+    assert metrics["n_systems"] == 6
+    samples = log.samples or []
+    assert {sample.metadata["system"] for sample in samples} == set(TOPICALCHAT_SYSTEMS)
+    taus = []
+    for criterion in ("natural", "engaging"):
+        judge_means, human_means = [], []
+        for system in TOPICALCHAT_SYSTEMS:
+            scored = [sample for sample in samples if sample.metadata["system"] == system]
+            judge_means.append(np.mean([next(iter(s.scores.values())).value[criterion] for s in scored]))
+            human_means.append(np.mean([s.metadata["human"][criterion] for s in scored]))
+        taus.append(stats.kendalltau(judge_means, human_means).statistic)
+        assert metrics[f"system_tau/{criterion}"] == pytest.approx(taus[-1])
+    assert metrics["system_tau"] == pytest.approx(np.mean(taus))
+    assert metrics["system_tau_ci_low"] <= metrics["system_tau_ci_high"] <= 1
+    assert len(calls) == 18 * 2
+
+
+TOPICALCHAT_SYSTEMS = (
+    "Original Ground Truth",
+    "Argmax Decoding",
+    "Nucleus Decoding (p = 0.3)",
+    "Nucleus Decoding (p = 0.5)",
+    "Nucleus Decoding (p = 0.7)",
+    "New Human Generated",
+)

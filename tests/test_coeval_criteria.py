@@ -15,7 +15,9 @@ import pytest
 
 from coeval_tasks import data
 from judge_data import DataError
+from scorers import criteria_consistency as lists_scorer
 from scorers.criteria_consistency import (
+    IDENTICAL_LISTS,
     cosine_similarities,
     criteria_consistency,
     expert_match,
@@ -83,6 +85,38 @@ def test_expert_match_by_hand():
     assert match.best_for_curated == pytest.approx((0.8, -0.6))
     assert (match.matched, match.missed, match.coverage) == (1, 1, 0.5)
     assert expert_match(judge, curated, threshold=0.85).matched == 0
+
+
+def _fake_embedder(monkeypatch, vectors):
+    """``embed`` replaced by a lookup of hand-made vectors: the scorer's computation with known similarities."""
+    monkeypatch.setattr(lists_scorer, "embed", lambda name, texts: np.array([vectors[t] for t in texts]))
+
+
+def test_identical_sampled_answers_have_no_consistency(monkeypatch):
+    _fake_embedder(monkeypatch, {"Clarity: clear": E1, "Accuracy: right": E2})
+    answer = "1. Clarity: clear\n2. Accuracy: right"
+    scored = lists_scorer.score_criteria_lists(None, answer, [answer, f"{answer}\n"], [])
+    assert math.isnan(scored.value["cc"]) and math.isnan(scored.value["icc"])
+    assert scored.value["identical_lists"] == 1
+    reason = f"{IDENTICAL_LISTS} (the 2 sampled answers are the same text)"
+    assert scored.undefined["cc"] == scored.undefined["icc"] == reason
+    summary = lists_scorer.criteria_lists_means([scored.value, scored.value])
+    assert math.isnan(summary["cc"]) and summary["identical_lists"] == 2
+
+
+def test_different_sampled_answers_keep_their_values(monkeypatch):
+    _fake_embedder(monkeypatch, {"Clarity: clear": E1, "Accuracy: right": E2, "Tone: kind": DIAGONAL})
+    reference = "1. Clarity: clear\n2. Accuracy: right"
+    sampled = ["- Tone: kind", "Here they are:\n- Tone: kind"]  # the same list in different words: ICC 1
+    scored = lists_scorer.score_criteria_lists(None, reference, sampled, [])
+    # CC: each sampled list {DIAGONAL} against the reference {E1, E2}: (0.6 + 0.8) / 2 per list
+    assert scored.value["cc"] == pytest.approx(0.7)
+    assert scored.value["icc"] == pytest.approx(1.0)
+    assert scored.value["identical_lists"] == 0 and "cc" not in scored.undefined
+    first = lists_scorer.score_criteria_lists(None, reference, [reference, "- Tone: kind"], [])
+    # ICC between {E1, E2} and {DIAGONAL}: (0.6 + 0.8 + 0.8) / 3; CC: (1 + 1) / 2 and (0.6 + 0.8) / 2, averaged
+    assert first.value["icc"] == pytest.approx((0.6 + 0.8 + 0.8) / 3)
+    assert first.value["cc"] == pytest.approx((1.0 + 0.7) / 2)
 
 
 def test_cosine_of_a_zero_vector_is_an_error():
@@ -321,7 +355,7 @@ BRIDGE = "1. The bridge carries heavy trucks.\n2. The steel beams resist corrosi
 
 
 @pytest.mark.integration
-def test_judge_writing_the_same_list_every_time_is_fully_consistent(tmp_path, minilm):
+def test_judge_writing_the_same_list_every_time_has_no_consistency(tmp_path, minilm):
     log, calls = run_inspect(
         "coeval_tasks/criteria",
         constant(SAME_LIST),
@@ -333,8 +367,9 @@ def test_judge_writing_the_same_list_every_time_is_fully_consistent(tmp_path, mi
         f"embedder={minilm}",
     )
     metrics = metrics_of(log)
-    assert metrics["cc"] == pytest.approx(1.0, abs=1e-6)
-    assert metrics["icc"] == pytest.approx(1.0, abs=1e-6)
+    # the sampled lists cannot differ, so their agreement measures nothing (it was 1.00 in task version 1)
+    assert math.isnan(metrics["cc"]) and math.isnan(metrics["icc"])
+    assert metrics["identical_lists"] == 2
     assert metrics["parse_failures"] == 0
     assert metrics["criteria"] == 3
     assert 0 <= metrics["coverage"] < 1 and metrics["missed"] >= 1
@@ -348,6 +383,7 @@ def test_judge_writing_the_same_list_every_time_is_fully_consistent(tmp_path, mi
     ]
     sample = log.samples[0]
     score = next(iter(sample.scores.values()))
+    assert score.explanation.startswith(f"cc undefined: {IDENTICAL_LISTS} (the 4 sampled answers are the same text)")
     assert score.metadata["reference_criteria"] == [
         "Clarity: The text is easy to follow.",
         "Accuracy: Every stated fact is correct.",
@@ -361,7 +397,7 @@ def test_judge_writing_the_same_list_every_time_is_fully_consistent(tmp_path, mi
 def test_judge_writing_disjoint_lists_has_low_cc(tmp_path, minilm):
     log, calls = eval_in_process(
         "coeval_tasks/criteria",
-        by_temperature(KITCHEN, BRIDGE),
+        by_temperature(KITCHEN, BRIDGE, f"My criteria:\n{BRIDGE}"),
         tmp_path,
         f"data_dir={coeval_folder('rocstories')}",
         "dataset=rocstories",
@@ -372,8 +408,9 @@ def test_judge_writing_disjoint_lists_has_low_cc(tmp_path, minilm):
     metrics = metrics_of(log)
     assert len(calls) == 2
     assert metrics["cc"] < 0.4
-    # every sampled list came as a choice of the same call, so the sampled lists agree with each other
+    # the sampled answers differ in their preamble only: the same list, so the sampled lists agree fully
     assert metrics["icc"] == pytest.approx(1.0, abs=1e-6)
+    assert metrics["identical_lists"] == 0
     assert metrics["coverage"] == 0.0 and metrics["missed"] == 7
 
 
@@ -439,7 +476,9 @@ def test_unparsable_answers_are_counted_and_values_undefined(tmp_path, minilm):
 @pytest.mark.local_judge
 def test_cpu_judge_writes_criteria(tmp_path, monkeypatch, minilm, judge_folder):
     """The real hf/ provider with sampled lists (temperature, several answers); the stand-in judge covers every
-    dataset's prompts."""
+    dataset's prompts. ``local-judge`` loads the judge with ``do_sample=false``: inspect's hf provider then decodes
+    greedily whatever temperature a request asks for, so the sampled lists repeat the reference and CC / ICC are NaN,
+    not 1 (as they were in task version 1)."""
     from inspect_ai import eval as inspect_eval
 
     from coeval_tasks.criteria import criteria
@@ -476,3 +515,9 @@ def test_cpu_judge_writes_criteria(tmp_path, monkeypatch, minilm, judge_folder):
         assert metrics["parse_failures"] == sum(
             next(iter(sample.scores.values())).value["parse_failures"] for sample in log.samples
         )
+        assert math.isnan(metrics["cc"]) and math.isnan(metrics["icc"]) and metrics["identical_lists"] == 1
+        (sample,) = log.samples
+        answers = sample.store["criteria_answers"]
+        assert answers["sampled"] == [answers["reference"]] * 2
+        asked = sorted(event.config.temperature for event in sample.events if event.event == "model")
+        assert asked == [0.0, 0.7, 0.7]  # the paper's temperature was asked for; the provider did not sample

@@ -7,9 +7,11 @@ lm-eval's ``local-chat-completions``), must send it the same prompts, and must r
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 import re
+import threading
 import time
 from pathlib import Path
 
@@ -218,7 +220,11 @@ def test_lm_eval_and_inspect_report_the_same_numbers(tmp_path, dhp_data, fbi_dat
     fbi = lm_eval_metrics(results, "fbi_pairwise")
     assert 0 < fbi["flip_rate"] < 1 and fbi["parse_failures"] > 0
     assert 0 < lm_eval_metrics(results, "fbi_single_vanilla")["error_rate"] < 1
-    assert 0.3 < lm_eval_metrics(results, "adherence_summeval_rubric")["pearson"] < 1
+    adherence = lm_eval_metrics(results, "adherence_summeval_rubric")
+    assert 0.3 < adherence["pearson"] < 1
+    # system level: defined on the draw's systems, and the same number in both harnesses (compared above)
+    assert adherence["n_systems"] >= 3 and -1 <= adherence["system_tau"] <= 1
+    assert ("adherence_summeval_rubric", "system_tau") in {(task, metric) for task, metric, _, _ in rows}
     assert len(rows) > 120
 
 
@@ -239,11 +245,14 @@ def coeval_judge(criteria_prompts: list[str], items) -> Answer:
     """Writes criteria lists and scores responses; every answer is fixed by the request, so both harnesses get it.
 
     Criteria: the same list at temperature 0 for every task description; when sampling, the same list again
-    (1st, 4th, ... task description), a reworded one (2nd, 5th, ...) or no list at all (3rd, 6th, ...).
+    (1st, 4th, ... task description), a reworded one (2nd, 5th, ...) or no list at all (3rd, 6th, ...), each sampled
+    answer under its own heading (``Set k:``) so that the samples differ as text, not as lists.
     Direct scores: the human overall mean plus or minus up to one point, and now and then no score.
     """
     behaviour = {prompt: index % 3 for index, prompt in enumerate(criteria_prompts)}
     overall = {item.response: float(np.mean(list(item.human.values()))) for item in items}
+    sampled = {prompt: itertools.count(1) for prompt in criteria_prompts}
+    lock = threading.Lock()
 
     @reads_request
     def answer(request: dict) -> str:
@@ -251,7 +260,9 @@ def coeval_judge(criteria_prompts: list[str], items) -> Answer:
         if prompt in behaviour:
             if not request.get("temperature"):
                 return REFERENCE_CRITERIA
-            return (REFERENCE_CRITERIA, REWORDED_CRITERIA, NO_LIST)[behaviour[prompt]]
+            with lock:  # the k-th sampled answer to a prompt, whether it comes as a choice or as a request
+                preamble = f"Set {next(sampled[prompt])}:"
+            return f"{preamble}\n{(REFERENCE_CRITERIA, REWORDED_CRITERIA, NO_LIST)[behaviour[prompt]]}"
         if _draw(prompt, 4) == 0:
             return "It depends on the reader."
         score = overall[_DIRECT_RESPONSE.search(prompt).group(1)] + (_draw(prompt, 5) - 2) / 2
@@ -311,7 +322,8 @@ def test_lm_eval_and_inspect_report_the_same_coeval_numbers(tmp_path, minilm):  
 
     criteria = lm_eval_metrics(results, "coeval_criteria_self_instruct")
     assert 0.5 < criteria["cc"] < 1  # the reworded lists pull it below one
-    assert criteria["icc"] == pytest.approx(1.0)  # one answer per request: the sampled lists agree
+    assert criteria["icc"] == pytest.approx(1.0)  # the sampled answers hold one list: the sampled lists agree
+    assert criteria["identical_lists"] == 0
     assert criteria["parse_failures"] == 3  # the third task description's three sampled answers
     assert criteria["matched"] == 2 and criteria["coverage"] == pytest.approx(2 / 5)
     direct = lm_eval_metrics(results, "coeval_eli5_direct")
@@ -329,7 +341,7 @@ def test_lm_eval_and_inspect_report_the_same_coeval_numbers(tmp_path, minilm):  
     inspect_direct = inspect_metrics["coeval_eli5_direct"]
     assert all(not math.isnan(value) and same(inspect_direct[name], value) for name, value in pairs.items()), pairs
     assert results["higher_is_better"]["coeval_criteria_self_instruct"]["missed"] is False
-    assert len(rows) == 7 + 19 + len(pairs)
+    assert len(rows) == 8 + 19 + len(pairs)  # the criteria task's 8: cc, icc, ..., identical_lists
 
 
 def compare(inspect_metrics: dict[str, float], results: dict, name: str) -> list[tuple[str, str, float, float]]:

@@ -163,11 +163,15 @@ def test_criteria_task_asks_the_reference_greedily_and_samples_as_the_options_sa
         for index, doc in enumerate(task.test_docs())
     ]
     aggregations = task.aggregation()
-    assert aggregations["cc"](records) == pytest.approx(1.0)  # the second document's CC is undefined, left out
+    # every document's sampled answers are one text repeated: no consistency measured, and at temperature 0.9 that
+    # is a fixed seed, flagged
+    assert math.isnan(aggregations["cc"](records)) and aggregations["identical_lists"](records) == 2
     assert aggregations["parse_failures"](records) == 4
-    # every document's sampled answers are one text repeated: at temperature 0.9 that is a fixed seed, flagged
     assert "one text repeated at temperature 0.9" in caplog.text
     caplog.clear()
+    reworded = [same, f"My criteria:\n{same}", same, same]  # one list, in answers that differ
+    records = [task.process_results(doc, [[same], reworded])["cc"] for doc in task.test_docs()]
+    assert aggregations["cc"](records) == pytest.approx(1.0) and aggregations["identical_lists"](records) == 0
     varied = [same, same, same, "1. Clarity: The story is clear."]
     records = [task.process_results(doc, [[same], varied])["cc"] for doc in task.test_docs()]
     assert aggregations["icc"](records) < 1.0

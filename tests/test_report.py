@@ -21,6 +21,7 @@ from judge_data import DataError
 from judge_report.exports import lm_eval_results, model_card_metadata
 from judge_report.runs import Run
 from judge_report.tables import Cell, Table, build_report, sort_rows
+from scorers.criteria_consistency import IDENTICAL_LISTS
 from tests.cli import BIN, INSPECT, run_cli, task_options
 from tests.conftest import data_folder
 from tests.fake_judge import by_temperature, constant, knows_gold, knows_originals, serve
@@ -106,7 +107,7 @@ def logs(tmp_path_factory) -> Path:
     eval_set(
         root / "coeval",
         "coeval_tasks/criteria",
-        {"judge-a": constant(LIST_A), "judge-b": by_temperature(LIST_A, LIST_B)},
+        {"judge-a": constant(LIST_A), "judge-b": by_temperature(LIST_A, LIST_B, f"Criteria:\n{LIST_B}")},
         f"data_dir={coeval_folder('eli5')}",
         "dataset=eli5",
         "n=2",
@@ -155,7 +156,8 @@ def test_leaderboard_has_every_suite_for_both_judges(report_dir):
     ci = rows[("judge-a", "fbi_single_vanilla_star", "error_rate")]
     assert (float(ci["ci_low"]), float(ci["ci_high"])) == (0.0, 0.0)
     assert value[("judge-a", "adherence_summeval_criterion", "pearson")] == pytest.approx(1.0)
-    assert value[("judge-a", "coeval_criteria_eli5", "cc")] == pytest.approx(1.0, abs=1e-6)
+    # judge-a writes one list whatever the temperature: no consistency is measured (a note says why, below)
+    assert math.isnan(value[("judge-a", "coeval_criteria_eli5", "cc")])
     assert value[("judge-b", "coeval_criteria_eli5", "cc")] < 0.9
 
     # a judge none of whose answers parse is flagged, with its rate; the others are not
@@ -199,11 +201,11 @@ def test_paper_tables_plots_and_formats_are_written(report_dir):
     assert (report_dir / "plots" / "adherence_groups.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     document = json.loads((report_dir / "report.json").read_text())
     assert len(document["runs"]) == 10
-    # judge-b's answers to the adherence task never parse: its Pearson is undefined, so it is compared with no one
-    assert len(document["notes"]) == 1, document["notes"]
-    assert all(
-        note.startswith("adherence criterion pearson: ") and "not compared" in note for note in document["notes"]
-    )
+    # judge-b's answers to the adherence task never parse: its Pearson is undefined, so it is compared with no one;
+    # judge-a's criteria lists came back identical
+    compared, identical = sorted(document["notes"])
+    assert compared.startswith("adherence criterion pearson: ") and "not compared" in compared, compared
+    assert f"{IDENTICAL_LISTS} (openai-api/fakejudge/judge-a): in 2 of 2 task descriptions" in identical
 
 
 @pytest.mark.integration

@@ -228,6 +228,8 @@ def test_bad_input_ends_the_real_cli_with_one_clean_message(tmp_path, bad_inputs
         ("fbi_tasks/pairwise", ["answer_format=yaml"], "unknown answer_format 'yaml'"),
         ("adherence_tasks/summeval", ["setting=foo"], "unknown setting 'foo'"),
         ("adherence_tasks/summeval", ["n=0"], "n must be at least 1"),
+        ("adherence_tasks/summeval", ["n=10", "documents=2"], "documents=2 whole documents; pass one of them"),
+        ("adherence_tasks/hanna", ["documents=0"], "documents must be at least 1"),
         ("adherence_tasks/topicalchat", ["scoring=perplexity", "answer_format=json"], "scoring=perplexity"),
         ("adherence_tasks/topicalchat", ["setting=perplexity"], "pass -T scoring=perplexity"),
         ("coeval_tasks/eli5", ["mode=stepwise"], "unknown mode 'stepwise'"),
