@@ -151,11 +151,11 @@ def _coeval_lists(metric: str) -> list[Reference]:
         ),
         Reference(
             CONSTANT,
-            1.0,
-            1.0,
-            1.0,
-            f"exact: a judge that writes the same list every time has {metric.upper()} 1 (identical lists); read "
-            "coverage beside it",
+            math.nan,
+            math.nan,
+            math.nan,
+            f"undefined: a judge that writes the same list every time has identical sampled lists, for which the "
+            f"suite reports {metric.upper()} as NaN (agreement between samples that cannot differ measures nothing)",
         ),
     ]
 

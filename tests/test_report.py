@@ -249,11 +249,12 @@ def test_every_headline_has_references_computed_from_the_data(report_dir):
     value = {(row["column"], row["reference"]): row["value"] for row in document["references"]}
     assert {column for column, _ in value} == set(document["leaderboard"]["columns"])
     # a constant judge: no difference between texts (p = 1, D = 0); never penalises the perturbed answer; a constant
-    # has no correlation; the same list every time is perfectly consistent
+    # has no correlation; the same list every time is identical lists, whose consistency the suite leaves undefined
     assert value[("dhp D_avg", "constant judge")] == 0.0
     assert value[("fbi single error_rate", "constant judge")] == 1.0
     assert value[("adherence criterion pearson", "constant judge")] is None
-    assert value[("coeval_criteria cc", "constant judge")] == value[("coeval_criteria icc", "constant judge")] == 1.0
+    assert value[("coeval_criteria cc", "constant judge")] is None
+    assert value[("coeval_criteria icc", "constant judge")] is None
     # random ratings on 1-10: P(perturbed >= gold) = 11/20; a random judge's Pearson is 0 in expectation
     assert value[("fbi single error_rate", "random judge")] == pytest.approx(11 / 20)
     assert value[("adherence criterion pearson", "random judge")] == 0.0
