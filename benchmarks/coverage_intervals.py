@@ -37,7 +37,13 @@ import numpy as np  # noqa: E402
 from scipy import special, stats  # noqa: E402
 
 from scorers.blind_spots import rate_with_ci  # noqa: E402
-from scorers.correlation import STATISTICS, correlation, percentile_interval  # noqa: E402
+from scorers.correlation import (  # noqa: E402
+    STATISTICS,
+    CriterionScores,
+    correlation,
+    mean_pearson_interval,
+    percentile_interval,
+)
 from scorers.discernment import (  # noqa: E402
     BOOTSTRAP_CONFIDENCE,
     BOOTSTRAP_RESAMPLES,
@@ -224,77 +230,79 @@ def fbi_coverage(replications: int, seed: int) -> list[str]:
 
 # Correlations: the judge's 1-5 rating against the mean of three annotators' 1-5 ratings of the same latent quality.
 CORRELATION_STRENGTH = {"weak": 0.2, "medium": 0.5, "strong": 0.8}
-CORRELATION_SIZES = (100,)
+CORRELATION_SIZE = 100
 """The standard preset's adherence and CoEval tasks (100 responses each)."""
+CRITERIA = 4
+"""Criteria of the headline mean (SummEval's four); the criteria of an item share part of its quality."""
 
 
-def judge_and_humans(rng: np.random.Generator, n: int, rho: float) -> tuple[np.ndarray, np.ndarray]:
+def judge_and_humans(rng: np.random.Generator, n: int, rho: float, criteria: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """Bivariate normal latent scores (correlation ``rho``), the judge's rounded to 1-5, the humans' the mean of
-    three annotators' rounded ratings."""
-    latent = rng.normal(size=n)
-    other = rho * latent + np.sqrt(1 - rho**2) * rng.normal(size=n)
+    three annotators' rounded ratings; ``(criteria, n)`` each, the criteria of an item correlated 0.5."""
+    shared = rng.normal(size=(1, n))
+    latent = np.sqrt(0.5) * shared + np.sqrt(0.5) * rng.normal(size=(criteria, n))
+    other = rho * latent + np.sqrt(1 - rho**2) * rng.normal(size=(criteria, n))
     judge = np.clip(np.rint(3.4 + 1.1 * latent), 1, 5)
-    humans = np.clip(np.rint(3.6 + 0.9 * other[:, None] + rng.normal(0, 0.6, (n, 3))), 1, 5).mean(axis=1)
+    humans = np.clip(np.rint(3.6 + 0.9 * other[..., None] + rng.normal(0, 0.6, (criteria, n, 3))), 1, 5).mean(axis=-1)
     return judge, humans
 
 
-def correlation_candidates(judge: np.ndarray, human: np.ndarray, method: str) -> dict[str, tuple[float, float]]:
-    """Intervals other than the suite's on the same data: BCa (scipy) and Fisher's z with a jackknife error."""
-    statistic = STATISTICS[method]
+def landed_percentile_correlation(judge: np.ndarray, human: np.ndarray, method: str) -> tuple[float, float]:
+    """The landed method (before this benchmark): scipy's paired percentile bootstrap, 1,000 resamples, seed 0."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        bca = stats.bootstrap(
+        resampled = stats.bootstrap(
             (judge, human),
-            statistic,
+            STATISTICS[method],
             paired=True,
             vectorized=True,
             n_resamples=1000,
-            method="BCa",
+            method="percentile",
             rng=np.random.default_rng(0),
-        ).confidence_interval
-        n = judge.size
-        keep = ~np.eye(n, dtype=bool)
-        left_out = np.arctanh(
-            np.clip(
-                statistic(
-                    judge[None].repeat(n, 0)[keep].reshape(n, n - 1),
-                    human[None].repeat(n, 0)[keep].reshape(n, n - 1),
-                    axis=-1,
-                ),
-                -0.9999,
-                0.9999,
-            )
+        ).bootstrap_distribution
+    return percentile_interval(resampled, 0.95)
+
+
+def landed_percentile_mean(judge: np.ndarray, human: np.ndarray) -> tuple[float, float]:
+    """The landed headline interval: percentiles of the criteria's mean Pearson over 1,000 item resamples (seed 0),
+    drawn as scipy.stats.bootstrap draws them, computed batched."""
+    draws = np.random.default_rng(0).integers(0, judge.shape[-1], (1000, judge.shape[-1]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        resampled = np.mean(
+            [STATISTICS["pearson"](j[draws], h[draws], axis=-1) for j, h in zip(judge, human, strict=True)], axis=0
         )
-    error = np.sqrt((n - 1) / n * np.sum((left_out - left_out.mean()) ** 2))
-    centre = np.arctanh(float(statistic(judge, human)))
-    return {
-        "BCa": (float(bca.low), float(bca.high)),
-        "Fisher z, jackknife": (float(np.tanh(centre - Z * error)), float(np.tanh(centre + Z * error))),
-    }
+    return percentile_interval(resampled, 0.95)
 
 
 def correlation_coverage(replications: int, seed: int) -> list[str]:
-    """Coverage of the correlation intervals (``scorers.correlation.correlation``) per strength, in Markdown rows."""
+    """Coverage of the correlation intervals (``scorers.correlation``) per strength, in Markdown rows: each
+    statistic of one criterion, and the headline mean Pearson over :data:`CRITERIA` criteria."""
     rows = []
-    for n in CORRELATION_SIZES:
-        for regime, rho in CORRELATION_STRENGTH.items():
-            rng = np.random.default_rng([seed, n, int(rho * 10)])
-            population = judge_and_humans(rng, 200_000, rho)
-            targets = {method: float(STATISTICS[method](*population)) for method in STATISTICS}
-            held: dict[tuple[str, str], int] = {}
-            for _ in range(replications):
-                judge, human = judge_and_humans(rng, n, rho)
-                for method in STATISTICS:
-                    estimate = correlation(judge, human, method)
-                    intervals = {"suite": (estimate.low, estimate.high), **correlation_candidates(judge, human, method)}
-                    for name, (low, high) in intervals.items():
-                        held[method, name] = held.get((method, name), 0) + (low <= targets[method] <= high)
+    for regime, rho in CORRELATION_STRENGTH.items():
+        rng = np.random.default_rng([seed, int(rho * 10)])
+        population = judge_and_humans(rng, 200_000, rho)
+        targets = {method: float(STATISTICS[method](population[0][0], population[1][0])) for method in STATISTICS}
+        targets["mean pearson"] = targets["pearson"]  # every criterion has the same model
+        intervals: dict[tuple[str, str], list[tuple[float, float]]] = {}
+        for _ in range(replications):
+            judge, human = judge_and_humans(rng, CORRELATION_SIZE, rho, CRITERIA)
             for method in STATISTICS:
-                cells = " | ".join(
-                    f"{held[method, name] / replications:.3f}" for name in ("suite", "BCa", "Fisher z, jackknife")
-                )
-                rows.append(f"| {n} | {regime} ({rho}) | {method} | {targets[method]:.3f} | {cells} |")
-            print(f"correlations n={n} {regime} done", flush=True)
+                estimate = correlation(judge[0], human[0], method)
+                intervals.setdefault((method, "new"), []).append((estimate.low, estimate.high))
+                landed = landed_percentile_correlation(judge[0], human[0], method)
+                intervals.setdefault((method, "landed"), []).append(landed)
+            criteria = [CriterionScores(f"c{k}", "all", judge[k], human[k]) for k in range(CRITERIA)]
+            interval = mean_pearson_interval(criteria)
+            intervals.setdefault(("mean pearson", "new"), []).append((interval.low, interval.high))
+            intervals.setdefault(("mean pearson", "landed"), []).append(landed_percentile_mean(judge, human))
+        for statistic, target in targets.items():
+            cells = " | ".join(
+                f"{np.mean([low <= target <= high for low, high in intervals[statistic, method]]):.3f}"
+                for method in ("landed", "new")
+            )
+            rows.append(f"| {regime} ({rho}) | {statistic} | {target:.3f} | {cells} |")
+        print(f"correlations {regime} done", flush=True)
     return rows
 
 
@@ -319,9 +327,11 @@ def main() -> None:
         header = "| failure rate | rate, preset (categories x items) | target | percentile (landed) | Jeffreys (new) |"
         tables.append("\n".join([header, "|" + "---|" * 5, *fbi_coverage(arguments.replications, arguments.seed)]))
     if "correlation" in suites:
-        header = "| n | strength (latent r) | statistic | target | suite | BCa | Fisher z, jackknife |"
+        header = (
+            "| strength (latent r) | statistic | target | percentile bootstrap (landed) | Fisher z, jackknife (new) |"
+        )
         tables.append(
-            "\n".join([header, "|" + "---|" * 7, *correlation_coverage(arguments.replications, arguments.seed)])
+            "\n".join([header, "|" + "---|" * 5, *correlation_coverage(arguments.replications, arguments.seed)])
         )
     print("\n\n".join(tables))
     print(f"\nrun time {time.perf_counter() - started:.0f} s")

@@ -16,13 +16,16 @@ FBI = SuiteDefinition(
         "Doddapaneni et al., *Finding Blind Spots in Evaluator LLMs with Interpretable Checklists*, EMNLP 2024 "
         "([arXiv:2406.13439](https://arxiv.org/abs/2406.13439))"
     ),
-    version=2,
+    version=3,
     changelog={
         1: "Item-level pairwise rates and the flip rate as the authors' analysis script counts them; the "
         "explanation check of equal ratings; items whose perturbed answer is identical to the gold one left out.",
         2: "Answers read against the prompt they answer, with rules designed on real judges' answers (ties written "
         "`Final verdict: [[C]] for a tie` were unread); under `scoring=logprobs` an item's failure is its "
         "probability under the judge's rating distributions; `answer_format=json`.",
+        3: "Rate intervals (`_ci_low` / `_ci_high`) are Jeffreys intervals (were percentile bootstrap, which gave "
+        "[0, 0] when no item of a category failed and held a rare rate in 42 % of 10-item categories; "
+        "docs/coverage_intervals.md); every rate interval moves.",
     },
     options=(
         Option(
