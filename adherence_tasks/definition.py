@@ -16,7 +16,7 @@ ADHERENCE = SuiteDefinition(
         "Murugadoss et al., *Evaluating the Evaluator: Measuring LLMs' Adherence to Task Evaluation "
         "Instructions*, AAAI 2025 ([arXiv:2408.08781](https://arxiv.org/abs/2408.08781))"
     ),
-    version=5,
+    version=4,
     changelog={
         1: "The paper's four settings on its datasets; Pearson per criterion, dataset and taxonomy group.",
         2: "The likelihood setting sums the separator's tokens too, as DHP's version 2.",
@@ -27,9 +27,6 @@ ADHERENCE = SuiteDefinition(
         4: "One vocabulary with the other suites: the likelihood setting is `scoring=perplexity` (it was "
         "`setting=perplexity`); `setting` is `generic`, `criterion` or `rubric`; the log's `scoring` of a "
         "likelihood run reads `perplexity` (it read `likelihood`).",
-        5: "Correlation intervals (`<method>_ci_low/<criterion>`, `pearson_ci_low`, ...) are Fisher's z with a "
-        "jackknife standard error (were percentile bootstrap, which fell short for strong correlations; "
-        "docs/coverage_intervals.md); every correlation interval moves, none is seeded any more.",
     },
     options=(
         Option(

@@ -247,37 +247,27 @@ def judge_and_humans(rng: np.random.Generator, n: int, rho: float, criteria: int
     return judge, humans
 
 
-def landed_percentile_correlation(judge: np.ndarray, human: np.ndarray, method: str) -> tuple[float, float]:
-    """The landed method (before this benchmark): scipy's paired percentile bootstrap, 1,000 resamples, seed 0."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        resampled = stats.bootstrap(
-            (judge, human),
-            STATISTICS[method],
-            paired=True,
-            vectorized=True,
-            n_resamples=1000,
-            method="percentile",
-            rng=np.random.default_rng(0),
-        ).bootstrap_distribution
-    return percentile_interval(resampled, 0.95)
+def fisher_jackknife(estimate: float, left_out: np.ndarray) -> tuple[float, float]:
+    """An alternative for comparison: Fisher's z interval, ``tanh(atanh(r) ± 1.96·se)``, ``se`` the jackknife standard
+    error of ``atanh`` over the leave-one-out values."""
+    z_values = np.arctanh(np.clip(left_out, -0.999999, 0.999999))
+    n = z_values.size
+    error = np.sqrt((n - 1) / n * np.sum((z_values - z_values.mean()) ** 2))
+    centre = np.arctanh(np.clip(estimate, -0.999999, 0.999999))
+    return float(np.tanh(centre - Z * error)), float(np.tanh(centre + Z * error))
 
 
-def landed_percentile_mean(judge: np.ndarray, human: np.ndarray) -> tuple[float, float]:
-    """The landed headline interval: percentiles of the criteria's mean Pearson over 1,000 item resamples (seed 0),
-    drawn as scipy.stats.bootstrap draws them, computed batched."""
-    draws = np.random.default_rng(0).integers(0, judge.shape[-1], (1000, judge.shape[-1]))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        resampled = np.mean(
-            [STATISTICS["pearson"](j[draws], h[draws], axis=-1) for j, h in zip(judge, human, strict=True)], axis=0
-        )
-    return percentile_interval(resampled, 0.95)
+def left_out(values: np.ndarray) -> np.ndarray:
+    """The jackknife samples of ``values`` (last axis: items): row i leaves out item i."""
+    n = values.shape[-1]
+    kept = np.arange(n - 1)[None, :] + (np.arange(n - 1)[None, :] >= np.arange(n)[:, None])
+    return values[..., kept]
 
 
 def correlation_coverage(replications: int, seed: int) -> list[str]:
-    """Coverage of the correlation intervals (``scorers.correlation``) per strength, in Markdown rows: each
-    statistic of one criterion, and the headline mean Pearson over :data:`CRITERIA` criteria."""
+    """Coverage of the correlation intervals per strength, in Markdown rows: each statistic of one criterion
+    (``scorers.correlation.correlation``) and the headline mean Pearson over :data:`CRITERIA` criteria
+    (``mean_pearson_interval``), against Fisher's z with a jackknife error on the same data sets."""
     rows = []
     for regime, rho in CORRELATION_STRENGTH.items():
         rng = np.random.default_rng([seed, int(rho * 10)])
@@ -287,19 +277,23 @@ def correlation_coverage(replications: int, seed: int) -> list[str]:
         intervals: dict[tuple[str, str], list[tuple[float, float]]] = {}
         for _ in range(replications):
             judge, human = judge_and_humans(rng, CORRELATION_SIZE, rho, CRITERIA)
-            for method in STATISTICS:
-                estimate = correlation(judge[0], human[0], method)
-                intervals.setdefault((method, "new"), []).append((estimate.low, estimate.high))
-                landed = landed_percentile_correlation(judge[0], human[0], method)
-                intervals.setdefault((method, "landed"), []).append(landed)
-            criteria = [CriterionScores(f"c{k}", "all", judge[k], human[k]) for k in range(CRITERIA)]
-            interval = mean_pearson_interval(criteria)
-            intervals.setdefault(("mean pearson", "new"), []).append((interval.low, interval.high))
-            intervals.setdefault(("mean pearson", "landed"), []).append(landed_percentile_mean(judge, human))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                for method, statistic in STATISTICS.items():
+                    estimate = correlation(judge[0], human[0], method)
+                    intervals.setdefault((method, "suite"), []).append((estimate.low, estimate.high))
+                    jackknife = statistic(left_out(judge[0]), left_out(human[0]), axis=-1)
+                    intervals.setdefault((method, "jackknife"), []).append(fisher_jackknife(estimate.value, jackknife))
+                criteria = [CriterionScores(f"c{k}", "all", judge[k], human[k]) for k in range(CRITERIA)]
+                interval = mean_pearson_interval(criteria)
+                intervals.setdefault(("mean pearson", "suite"), []).append((interval.low, interval.high))
+                mean = float(np.mean(STATISTICS["pearson"](judge, human, axis=-1)))
+                jackknife = STATISTICS["pearson"](left_out(judge), left_out(human), axis=-1).mean(axis=0)
+                intervals.setdefault(("mean pearson", "jackknife"), []).append(fisher_jackknife(mean, jackknife))
         for statistic, target in targets.items():
             cells = " | ".join(
                 f"{np.mean([low <= target <= high for low, high in intervals[statistic, method]]):.3f}"
-                for method in ("landed", "new")
+                for method in ("suite", "jackknife")
             )
             rows.append(f"| {regime} ({rho}) | {statistic} | {target:.3f} | {cells} |")
         print(f"correlations {regime} done", flush=True)
@@ -317,22 +311,28 @@ def main() -> None:
     se = np.sqrt(0.95 * 0.05 / arguments.replications)
     print(f"{arguments.replications} data sets per cell; Monte-Carlo standard error {se:.3f} at coverage 0.95\n")
     tables = []
-    if "dhp" in suites:
-        header = (
+    suites_run = {
+        "dhp": (
             "| n | damage | sensitivity | method | D_avg | D_min | D_avg_EW | D_min_EW | D/<p>: min / mean "
-            "| D_EW/<p>: min / mean |"
-        )
-        tables.append("\n".join([header, "|" + "---|" * 10, *dhp_coverage(arguments.replications, arguments.seed)]))
-    if "fbi" in suites:
-        header = "| failure rate | rate, preset (categories x items) | target | percentile (landed) | Jeffreys (new) |"
-        tables.append("\n".join([header, "|" + "---|" * 5, *fbi_coverage(arguments.replications, arguments.seed)]))
-    if "correlation" in suites:
-        header = (
-            "| strength (latent r) | statistic | target | percentile bootstrap (landed) | Fisher z, jackknife (new) |"
-        )
-        tables.append(
-            "\n".join([header, "|" + "---|" * 5, *correlation_coverage(arguments.replications, arguments.seed)])
-        )
+            "| D_EW/<p>: min / mean |",
+            dhp_coverage,
+        ),
+        "fbi": (
+            "| failure rate | rate, preset (categories x items) | target | percentile (landed) | Jeffreys (new) |",
+            fbi_coverage,
+        ),
+        "correlation": (
+            "| strength (latent r) | statistic | target | percentile bootstrap (suite) | Fisher z, jackknife |",
+            correlation_coverage,
+        ),
+    }
+    for suite, (header, coverage) in suites_run.items():
+        if suite in suites:
+            suite_started = time.perf_counter()
+            rows = coverage(arguments.replications, arguments.seed)
+            columns = header.count("|") - 1
+            tables.append("\n".join([header, "|" + "---|" * columns, *rows]))
+            print(f"{suite}: {time.perf_counter() - suite_started:.0f} s", flush=True)
     print("\n\n".join(tables))
     print(f"\nrun time {time.perf_counter() - started:.0f} s")
 

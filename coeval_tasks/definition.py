@@ -72,7 +72,7 @@ COEVAL_SCORING = SuiteDefinition(
     name="coeval_scoring",
     title="CoEval scoring: the judge's criterion and overall scores against the annotators'",
     paper=PAPER,
-    version=4,
+    version=3,
     changelog={
         1: "Step-by-step (each curated criterion, then overall, in one conversation) and direct scoring; "
         "correlation with the annotators' mean and Krippendorff's alpha with and without the judge.",
@@ -81,9 +81,6 @@ COEVAL_SCORING = SuiteDefinition(
         3: "Krippendorff's alpha for each pair of raters, the judge with each annotator and each pair of "
         "annotators (`alpha/pair/<first>/<second>`, the paper's Figures 5-7), on the criterion units and on the "
         "overall score.",
-        4: "Correlation intervals (`pearson_ci_low/...`, `spearman_ci_high/...`) are Fisher's z with a jackknife "
-        "standard error (were percentile bootstrap, which fell short for strong correlations; "
-        "docs/coverage_intervals.md); every correlation interval moves.",
     },
     options=(
         Option(

@@ -1,4 +1,4 @@
-"""Agreement of judge scores with human scores: Pearson, Spearman and Kendall with Fisher-z jackknife intervals.
+"""Agreement of judge scores with human scores: Pearson, Spearman and Kendall with bootstrap CIs.
 
 Plain NumPy/SciPy, shared by the adherence and CoEval suites and by both harnesses (Murugadoss et al.,
 AAAI 2025, report Pearson per criterion, averaged per dataset and per criteria group). A correlation
@@ -48,7 +48,7 @@ STATISTICS = {"pearson": _pearson, "spearman": _spearman, "kendall": _kendall}
 
 @dataclass(frozen=True)
 class CorrelationEstimate:
-    """A correlation, its interval (:func:`fisher_interval`) and the number of pairs; ``reason`` says why it is NaN."""
+    """A correlation, its percentile bootstrap interval and the number of pairs; ``reason`` says why it is NaN."""
 
     value: float
     low: float
@@ -81,11 +81,18 @@ def undefined_reason(judge: np.ndarray, human: np.ndarray) -> str | None:
 
 
 def correlation(
-    judge: Sequence[float], human: Sequence[float], method: Method = "pearson", confidence: float = 0.95
+    judge: Sequence[float],
+    human: Sequence[float],
+    method: Method = "pearson",
+    confidence: float = 0.95,
+    n_resamples: int = 1000,
+    seed: int = 0,
 ) -> CorrelationEstimate:
-    """The ``method`` correlation over the finite pairs with Fisher's z interval and a jackknife standard error
-    (:func:`fisher_interval`); the interval is NaN when leaving out one pair makes the correlation undefined (one
-    side constant, or fewer than :data:`MIN_PAIRS` pairs left)."""
+    """The ``method`` correlation over the finite pairs with a paired percentile bootstrap CI (scipy.stats.bootstrap).
+
+    Resamples in which the correlation is undefined (one side constant) are left out of the interval;
+    when they are more than ``MAX_UNDEFINED_RESAMPLES`` of all, the interval is NaN.
+    """
     judge_scores, human_scores = paired_finite(judge, human)
     reason = undefined_reason(judge_scores, human_scores)
     if reason is not None:
@@ -94,49 +101,18 @@ def correlation(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         value = float(statistic(judge_scores, human_scores))
-        if judge_scores.size <= MIN_PAIRS:
-            return CorrelationEstimate(value, math.nan, math.nan, int(judge_scores.size))
-        left_out = np.concatenate(
-            [
-                statistic(judge_part, human_part, axis=-1)
-                for judge_part, human_part in zip(_left_out(judge_scores), _left_out(human_scores), strict=True)
-            ]
-        )
-    low, high = fisher_interval(value, left_out, confidence)
+        resampled = stats.bootstrap(
+            (judge_scores, human_scores),
+            statistic,
+            paired=True,
+            vectorized=True,
+            n_resamples=n_resamples,
+            confidence_level=confidence,
+            method="percentile",
+            rng=np.random.default_rng(seed),
+        ).bootstrap_distribution
+    low, high = percentile_interval(resampled, confidence)
     return CorrelationEstimate(value, low, high, int(judge_scores.size))
-
-
-JACKKNIFE_BLOCK = 256
-"""Leave-one-out samples built at once (a block of n-1 values each), which bounds the memory for long datasets."""
-
-MAX_CORRELATION = 1 - 1e-12
-"""Correlations of exactly ±1, whose Fisher z is infinite, count as this close to ±1."""
-
-
-def _left_out(values: np.ndarray) -> Iterable[np.ndarray]:
-    """The jackknife samples of ``values`` (last axis: items) in blocks: row i of the stacked blocks leaves out item
-    i, ``(..., n, n - 1)``."""
-    n = values.shape[-1]
-    for start in range(0, n, JACKKNIFE_BLOCK):
-        rows = np.arange(start, min(start + JACKKNIFE_BLOCK, n))
-        kept = np.arange(n - 1)[None, :] + (np.arange(n - 1)[None, :] >= rows[:, None])
-        yield values[..., kept]
-
-
-def fisher_interval(estimate: float, left_out: np.ndarray, confidence: float) -> tuple[float, float]:
-    """Fisher's z interval of a correlation, ``tanh(atanh(r) ± z·se)``, with ``se`` the jackknife standard error of
-    ``atanh`` over the leave-one-out values (Efron and Tibshirani, 1993, ch. 11); NaN when one of those values is
-    undefined. On the z scale a correlation's sampling distribution is close to normal with a spread that hardly
-    depends on r, so the interval keeps its level for strong correlations, where the percentile bootstrap it replaces
-    fell short (docs/coverage_intervals.md); it needs no resampling, so it has no seed."""
-    n = left_out.size
-    if n < 2 or not np.all(np.isfinite(left_out)):
-        return math.nan, math.nan
-    z_values = np.arctanh(np.clip(left_out, -MAX_CORRELATION, MAX_CORRELATION))
-    error = math.sqrt((n - 1) / n * float(np.sum((z_values - z_values.mean()) ** 2)))
-    centre = math.atanh(min(max(estimate, -MAX_CORRELATION), MAX_CORRELATION))
-    spread = float(stats.norm.ppf(0.5 + confidence / 2)) * error
-    return math.tanh(centre - spread), math.tanh(centre + spread)
 
 
 def percentile_interval(resampled: np.ndarray, confidence: float, centre: float | None = None) -> tuple[float, float]:
@@ -184,7 +160,7 @@ def _oriented_mean(arrays: Sequence[np.ndarray], signs: Sequence[int]) -> float:
 
 @dataclass(frozen=True)
 class Interval:
-    """An interval, and why it is NaN where it is."""
+    """A bootstrap interval, and why it is NaN where it is."""
 
     low: float
     high: float
@@ -192,15 +168,18 @@ class Interval:
     """Why the interval is NaN, where it is."""
 
 
-def mean_pearson_interval(criteria: Sequence[CriterionScores], confidence: float = 0.95) -> Interval:
-    """Fisher's z interval of the oriented mean Pearson (:func:`fisher_interval`), leaving out one *item* at a time
-    from every criterion at once.
+def mean_pearson_interval(
+    criteria: Sequence[CriterionScores], confidence: float = 0.95, n_resamples: int = 1000, seed: int = 0
+) -> Interval:
+    """Percentile bootstrap interval of the oriented mean Pearson, resampling *items* jointly across criteria.
 
-    The criteria must be item-aligned (the same items in the same order, NaN where a score is missing), so that
-    leaving out an item removes its scores from every criterion, as the correlations between criteria require.
-    The mean is over the criteria whose correlation is defined on all items (those the estimate averages); when
-    leaving out one item makes one of them undefined (a criterion whose scores vary on that item alone), the mean of
-    the same criteria has no jackknife value there and the interval is NaN, with the reason.
+    The criteria must be item-aligned (the same items in the same order, NaN where a score is missing),
+    so that a resample keeps each item's scores together as the correlations between criteria require.
+    The mean is over the criteria whose correlation is defined on all items (those the estimate averages); a
+    resample in which one of them is undefined (a nearly constant or rarely labelled criterion drawn constant) has
+    no mean of the same criteria, so it is undefined, and above ``MAX_UNDEFINED_RESAMPLES`` of them the interval is
+    NaN, as for one criterion. Dropping the criterion from such resamples instead mixes means of different
+    criterion sets (an interval of [0.06, 0.93] around 0.20 for one nearly constant criterion).
     """
     lengths = {len(scores.judge) for scores in criteria} | {len(scores.human) for scores in criteria}
     if len(lengths) != 1:
@@ -210,40 +189,30 @@ def mean_pearson_interval(criteria: Sequence[CriterionScores], confidence: float
     defined = [scores for scores in criteria if undefined_reason(*paired_finite(scores.judge, scores.human)) is None]
     if not defined:
         return Interval(math.nan, math.nan, "no criterion has a defined correlation")
-    judge = np.array([np.asarray(scores.judge, dtype=float) for scores in defined])
-    human = np.array([np.asarray(scores.human, dtype=float) for scores in defined])
-    signs = np.array([scores.sign for scores in defined], dtype=float)
-    estimate = _oriented_mean([values for pair in zip(judge, human, strict=True) for values in pair], list(signs))
-    left_out = np.concatenate(
-        [
-            (signs[:, None] * _masked_pearson(judge_part, human_part)).mean(axis=0)
-            for judge_part, human_part in zip(_left_out(judge), _left_out(human), strict=True)
-        ]
-    )
-    low, high = fisher_interval(estimate, left_out, confidence)
+    arrays = [np.asarray(values, dtype=float) for scores in defined for values in (scores.judge, scores.human)]
+    signs = [scores.sign for scores in defined]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        resampled = stats.bootstrap(
+            arrays,
+            lambda *sample: _oriented_mean(sample, signs),
+            paired=True,
+            vectorized=False,
+            n_resamples=n_resamples,
+            confidence_level=confidence,
+            method="percentile",
+            rng=np.random.default_rng(seed),
+        ).bootstrap_distribution
+    low, high = percentile_interval(resampled, confidence)
     if math.isnan(low):
-        share = float(np.mean(~np.isfinite(left_out)))
+        share = float(np.mean(~np.isfinite(resampled)))
         return Interval(
             low,
             high,
-            f"leaving out one item makes a criterion's correlation undefined in {share:.0%} of the jackknife samples "
-            f"(it has too few distinct scores among the items: {_least_varied(defined)})",
+            f"in {share:.0%} of the item resamples a criterion's correlation is undefined (it has too few distinct "
+            f"scores among the items: {_least_varied(defined)}); the limit is {MAX_UNDEFINED_RESAMPLES:.0%}",
         )
     return Interval(low, high)
-
-
-def _masked_pearson(judge: np.ndarray, human: np.ndarray) -> np.ndarray:
-    """Pearson's r over the last axis, on the pairs where both scores are finite; NaN where fewer than
-    :data:`MIN_PAIRS` pairs are left or one side is constant (as :func:`undefined_reason` rules)."""
-    finite = np.isfinite(judge) & np.isfinite(human)
-    count = finite.sum(axis=-1)
-    x, y = np.where(finite, judge, 0.0), np.where(finite, human, 0.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        x_centred = np.where(finite, x - x.sum(axis=-1, keepdims=True) / count[..., None], 0.0)
-        y_centred = np.where(finite, y - y.sum(axis=-1, keepdims=True) / count[..., None], 0.0)
-        x_spread, y_spread = (x_centred**2).sum(axis=-1), (y_centred**2).sum(axis=-1)
-        r = (x_centred * y_centred).sum(axis=-1) / np.sqrt(x_spread * y_spread)
-    return np.where((count >= MIN_PAIRS) & (x_spread > 0) & (y_spread > 0), np.clip(r, -1.0, 1.0), np.nan)
 
 
 def _least_varied(criteria: Sequence[CriterionScores]) -> str:
@@ -259,6 +228,7 @@ def _least_varied(criteria: Sequence[CriterionScores]) -> str:
 
 def agreement_report(
     criteria: Sequence[CriterionScores],
+    seed: int = 0,
     aligned: bool = False,
     notes: dict[str, str] | None = None,
 ) -> dict[str, float]:
@@ -268,7 +238,7 @@ def agreement_report(
     criteria whose Pearson is defined, so that higher always means closer to the humans;
     ``undefined`` counts the criteria left out of those means. A criterion without a group (an overall
     impression) is reported alone: its correlations are there, but it enters neither mean. With ``aligned``
-    criteria (the same items in the same order), ``pearson`` also gets an item-jackknife interval
+    criteria (the same items in the same order), ``pearson`` also gets an item-bootstrap interval
     (:func:`mean_pearson_interval`); why it is NaN, where it is, goes to ``notes["pearson_ci"]``.
     """
     details: dict[str, float] = {}
@@ -277,7 +247,7 @@ def agreement_report(
         if scores.group is not None:
             oriented.setdefault(scores.group, [])
         for method in METHODS:
-            estimate = correlation(scores.judge, scores.human, method)
+            estimate = correlation(scores.judge, scores.human, method, seed=seed)
             details[f"{method}/{scores.criterion}"] = estimate.value
             details[f"{method}_ci_low/{scores.criterion}"] = estimate.low
             details[f"{method}_ci_high/{scores.criterion}"] = estimate.high
@@ -289,7 +259,7 @@ def agreement_report(
     n_criteria = sum(1 for scores in criteria if scores.group is not None)
     headline = {"pearson": float(np.mean(every)) if every else math.nan}
     if aligned:
-        interval = mean_pearson_interval([scores for scores in criteria if scores.group is not None])
+        interval = mean_pearson_interval([scores for scores in criteria if scores.group is not None], seed=seed)
         headline["pearson_ci_low"], headline["pearson_ci_high"] = interval.low, interval.high
         if interval.reason is not None and notes is not None and every:
             notes["pearson_ci"] = interval.reason

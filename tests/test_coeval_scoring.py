@@ -87,7 +87,7 @@ def test_metric_against_scipy_and_the_krippendorff_package():
     assert report["spearman/a"] == pytest.approx(1.0)
     assert report["n/b"] == 2 and math.isnan(report["pearson/b"])  # the unparsed score drops out: 2 pairs
     assert report["pearson/overall"] == pytest.approx(stats.pearsonr([1, 4, 4], [1.75, 3.5, 4.25]).statistic)
-    # three pairs: leaving one out leaves two, which have no correlation, and so the interval is NaN
+    # three pairs: many resamples repeat one item, have no correlation, and so the interval is NaN
     assert math.isnan(report["pearson_ci_low/a"]) and math.isnan(report["pearson_ci_high/a"])
     # criterion level: units (item, criterion) in item order, a then b; the judge's NaN is a missing value
     annotators = [[1, 2, 3, 4, 4, 3], [2, 2, 3, 4, 5, 5]]
