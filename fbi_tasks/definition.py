@@ -31,7 +31,10 @@ FBI = SuiteDefinition(
         "holds no allowed value is a parse failure, not read from its reasoning; "
         'the authors\' verdicts `"C"` and `"[[A]]"` '
         "read, their `D` (not offered here) a parse failure; under `scoring=logprobs` a 1-10 rating with more "
-        "than `min_mass` on a `1` the judge did not write (1 or 10) is a parse failure instead of losing P(10).",
+        "than `min_mass` on a `1` the judge did not write (1 or 10) is a parse failure instead of losing P(10). "
+        "Rate intervals (`_ci_low` / `_ci_high`) are Jeffreys intervals (were percentile bootstrap, which gave "
+        "[0, 0] when no item of a category failed and held a rare rate in 42 % of 10-item categories; "
+        "docs/coverage_intervals.md); every rate interval moves.",
     },
     options=(
         Option(

@@ -1,4 +1,4 @@
-"""FBI statistics: when a judge fails to penalise a perturbed answer, and failure rates with bootstrap CIs.
+"""FBI statistics: when a judge fails to penalise a perturbed answer, and failure rates with Jeffreys intervals.
 
 Plain NumPy/SciPy, shared by every harness (Doddapaneni et al., EMNLP 2024, Section 5). A failure is
 1.0, a success 0.0, and NaN where the judge's verdict could not be parsed (left out of every rate).
@@ -10,7 +10,6 @@ judged in both orders and classified from the two verdicts together, as the auth
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, cast
@@ -126,7 +125,7 @@ def chosen_answer(verdict: str | None, gold_position: str) -> Choice | None:
 
 @dataclass(frozen=True)
 class RateEstimate:
-    """A failure rate over ``n`` parsed items with its percentile-bootstrap interval."""
+    """A failure rate over ``n`` parsed items with its Jeffreys interval."""
 
     rate: float
     low: float
@@ -134,31 +133,26 @@ class RateEstimate:
     n: int
 
 
-def rate_with_ci(
-    failures: Sequence[float], confidence: float = 0.95, n_resamples: int = 2000, seed: int = 0
-) -> RateEstimate:
-    """Mean failure over the parsed judgments, with a percentile bootstrap CI (scipy.stats.bootstrap).
+def rate_with_ci(failures: Sequence[float], confidence: float = 0.95) -> RateEstimate:
+    """Mean failure over the parsed judgments, with the Jeffreys interval of a binomial proportion.
 
-    NaN (unparsed) values are left out. With no values every field is NaN; with a single value or
-    identical values the interval collapses to the rate.
+    The bounds are the ``(1 ± confidence) / 2`` quantiles of Beta(k + 1/2, n - k + 1/2), ``k`` the summed failures
+    of the ``n`` parsed items; the lower bound is 0 when nothing failed and the upper 1 when everything did (Brown,
+    Cai and DasGupta, 2001). Unlike the percentile bootstrap it had before, it does not collapse to the rate when
+    every item agrees (10 items without a failure: [0, 0.22], not [0, 0]); docs/coverage_intervals.md measures its
+    coverage. A fractional failure (the share of epochs failed, a log-probability) counts as its share of one
+    item, which is conservative: such values vary less than 0/1 outcomes of the same mean. NaN (unparsed) values
+    are left out; with none left every field is NaN.
     """
     values = np.asarray([value for value in failures if not math.isnan(value)], dtype=float)
     if values.size == 0:
         return RateEstimate(math.nan, math.nan, math.nan, 0)
-    rate = float(values.mean())
-    if values.size == 1 or np.all(values == values[0]):
-        return RateEstimate(rate, rate, rate, int(values.size))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        interval = stats.bootstrap(
-            (values,),
-            np.mean,
-            confidence_level=confidence,
-            n_resamples=n_resamples,
-            method="percentile",
-            rng=np.random.default_rng(seed),
-        ).confidence_interval
-    return RateEstimate(rate, float(interval.low), float(interval.high), int(values.size))
+    n = values.size
+    failed = float(values.sum())
+    tail = (1 - confidence) / 2
+    low = float(stats.beta.ppf(tail, failed + 0.5, n - failed + 0.5)) if failed > 0 else 0.0
+    high = float(stats.beta.ppf(1 - tail, failed + 0.5, n - failed + 0.5)) if failed < n else 1.0
+    return RateEstimate(float(values.mean()), low, high, n)
 
 
 @dataclass(frozen=True)
@@ -176,7 +170,7 @@ def error_rate_metrics(records: Iterable[FailureRecord], prefix: str = "error_ra
     """``prefix`` overall, per ability and per ability/category (perturbed items), ``si_<prefix>`` for
     score-invariant items, each with ``<name>_ci_low``/``_ci_high`` variants, as flat metric names.
 
-    One record per item, so the bootstrap resamples items.
+    One record per item, so each interval counts items.
     """
     groups: dict[str, list[float]] = {}
     for record in records:

@@ -115,23 +115,19 @@ def correlation(
     return CorrelationEstimate(value, low, high, int(judge_scores.size))
 
 
-def percentile_interval(resampled: np.ndarray, confidence: float, estimate: float | None = None) -> tuple[float, float]:
+def percentile_interval(resampled: np.ndarray, confidence: float, centre: float | None = None) -> tuple[float, float]:
     """The percentile interval of the bootstrap statistics, NaN when too many resamples were undefined.
 
-    Given the ``estimate``, the interval is bias-corrected (Efron's BC): where a share ``b`` of the resamples falls
-    below the estimate, the percentiles taken are ``Φ(2·Φ⁻¹(b) ± z)`` instead of ``Φ(±z)``, so that a bootstrap
-    distribution shifted away from the estimate does not shift the interval with it; half the resamples below
-    (``b = 0.5``) gives the plain percentile interval."""
+    Given a ``centre`` (DHP's D), the percentiles are moved by ``centre - m*``, ``m*`` the resamples' median:
+    ``[centre - (m* - q_low), centre + (q_high - m*)]``, so that a bootstrap distribution that leans away from the
+    estimate keeps its spread but not its lean (docs/coverage_intervals.md measures why DHP needs it)."""
     defined = resampled[np.isfinite(resampled)]
     if defined.size < 2 or defined.size < (1 - MAX_UNDEFINED_RESAMPLES) * resampled.size:
         return math.nan, math.nan
     tail = (1 - confidence) / 2
-    quantiles = np.array([tail, 1 - tail])
-    if estimate is not None:
-        below = (np.count_nonzero(defined < estimate) + 0.5 * np.count_nonzero(defined == estimate)) / defined.size
-        bias = stats.norm.ppf(np.clip(below, 0.5 / defined.size, 1 - 0.5 / defined.size))
-        quantiles = stats.norm.cdf(2 * bias + stats.norm.ppf(quantiles))
-    low, high = np.quantile(defined, quantiles)
+    low, median, high = np.quantile(defined, [tail, 0.5, 1 - tail])
+    if centre is not None:
+        low, high = centre - (median - low), centre + (high - median)
     return float(low), float(high)
 
 

@@ -24,6 +24,9 @@ SIGNIFICANCE = 0.05
 P_FLOOR = float(np.finfo(float).tiny)
 """p-values of 0 are floored here so that D stays finite."""
 
+MAX_DISCERNMENT = math.log(P_FLOOR) / math.log(SIGNIFICANCE)
+"""D of the floored p-value (about 236), the largest D; no interval bound goes above it, nor below 0."""
+
 LEVELS = ("character", "word", "sentence")
 
 Combination = Literal["hmp", "paper", "wilson"]
@@ -35,7 +38,7 @@ BOOTSTRAP_SEED = 0
 """Seed of the numpy Generator that draws the item resamples."""
 
 BOOTSTRAP_CONFIDENCE = 0.95
-"""Level of the percentile intervals."""
+"""Level of the intervals."""
 
 MIN_BOOTSTRAP_ITEMS = 2
 """With fewer items that have a pair, every resample is the data itself: no interval."""
@@ -336,7 +339,8 @@ class DiscernmentReport:
     D_avg_EW: float = math.nan
     D_min_EW: float = math.nan
     intervals: dict[str, Interval] = field(default_factory=dict)
-    """The percentile interval of every discernment score, by its metric name (``D_avg``, ``D/typos``, ...)."""
+    """The median-centred percentile interval of every discernment score, by its metric name (``D_avg``,
+    ``D/typos``, ...)."""
     resampled: dict[str, np.ndarray] = field(default_factory=dict)
     """Every discernment score recomputed on each item resample, by its metric name (empty without a bootstrap)."""
 
@@ -412,8 +416,9 @@ def discernment_report(
     has no D (NaN), and ``D_avg``/``D_min`` summarise the defined values only. ``expert_weights`` maps
     a perturbation id to metric weights; a perturbation without an entry splits its weight equally.
 
-    Every D gets a :data:`BOOTSTRAP_CONFIDENCE` percentile interval from ``bootstrap_resamples`` item
-    resamples drawn with ``bootstrap_seed`` (:func:`item_bootstrap`).
+    Every D gets a :data:`BOOTSTRAP_CONFIDENCE` interval from ``bootstrap_resamples`` item resamples drawn with
+    ``bootstrap_seed`` (:func:`item_bootstrap`): the percentiles of the resampled D moved so that their median falls
+    on D (``percentile_interval`` with ``centre``).
     """
     originals: dict[str, Mapping[str, float]] = {}
     perturbed: dict[str, dict[str, Mapping[str, float]]] = {}
@@ -476,7 +481,7 @@ def discernment_report(
         draws = resampled_items(len(items), bootstrap_resamples, bootstrap_seed)
         report.resampled = item_bootstrap(differences, names, [levels[n] for n in names], weight_rows, combine, draws)
     report.intervals = {
-        name: _bootstrap_interval(report.resampled.get(name), score, len(items), bootstrap_resamples)
+        name: bootstrap_interval(report.resampled.get(name), score, len(items), bootstrap_resamples)
         for name, score in report.discernment_scores().items()
     }
     return report
@@ -531,9 +536,9 @@ def item_bootstrap(
     return resampled
 
 
-def _bootstrap_interval(resampled: np.ndarray | None, score: float, n_items: int, n_resamples: int) -> Interval:
-    """The bias-corrected percentile interval of a score's bootstrap distribution (resampled D leans upwards:
-    see ``dhp_tasks/README.md``), or NaN bounds with the reason."""
+def bootstrap_interval(resampled: np.ndarray | None, score: float, n_items: int, n_resamples: int) -> Interval:
+    """The percentile interval of a score's bootstrap distribution moved onto the score (resampled D leans upwards:
+    see ``dhp_tasks/README.md``) and kept within D's range, or NaN bounds with the reason."""
     if n_resamples < 2:
         return Interval(math.nan, math.nan, f"{n_resamples} bootstrap resample(s); an interval needs at least 2")
     if n_items < MIN_BOOTSTRAP_ITEMS:
@@ -542,7 +547,7 @@ def _bootstrap_interval(resampled: np.ndarray | None, score: float, n_items: int
         )
     if math.isnan(score) or resampled is None:
         return Interval(math.nan, math.nan, "the score itself is undefined")
-    low, high = percentile_interval(resampled, BOOTSTRAP_CONFIDENCE, score)
+    low, high = percentile_interval(resampled, BOOTSTRAP_CONFIDENCE, centre=score)
     if math.isnan(low):
         share = float(np.mean(np.isnan(resampled)))
         return Interval(
@@ -551,4 +556,4 @@ def _bootstrap_interval(resampled: np.ndarray | None, score: float, n_items: int
             f"{share:.1%} of the item resamples draw no item with a pair for it (at most "
             f"{MAX_UNDEFINED_RESAMPLES:.0%} may)",
         )
-    return Interval(low, high)
+    return Interval(max(low, 0.0), min(high, MAX_DISCERNMENT))

@@ -271,7 +271,7 @@ def _total(values: list[float]) -> float:
 
 @metric
 def blind_spot_rates(paradigm: Paradigm) -> Metric:
-    """FBI's failure rates per ability and category with item-level bootstrap CIs, score-invariant rates,
+    """FBI's failure rates per ability and category with Jeffreys intervals, score-invariant rates,
     parse failures, explanation checks, and for pairwise runs the outcome shares over both orders (flip rate
     included), the per-order rates and the first-position and tie rates.
 

@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 from inspect_ai.scorer import SampleScore, Score, mean_score
-from scipy import stats
+from scipy import integrate
 
 from scorers.blind_spots import (
     FailureRecord,
@@ -58,22 +58,32 @@ def test_reference_failure_is_a_perfect_score():
     assert math.isnan(reference_failure(None, 10, invariant=False))
 
 
-def test_rate_with_ci_matches_scipy_bootstrap():
+def _posterior_tail(rate: float, failed: float, n: int) -> float:
+    """The mass below ``rate`` of the posterior under Jeffreys' prior, Beta(1/2, 1/2), integrated numerically."""
+    density = lambda p: p ** (failed - 0.5) * (1 - p) ** (n - failed - 0.5)  # noqa: E731
+    return integrate.quad(density, 0, rate)[0] / integrate.quad(density, 0, 1)[0]
+
+
+def test_rate_interval_is_the_jeffreys_posterior_interval():
     failures = [1, 0, 1, 1, 0, 1, 0, 1, 1, 1, math.nan]
-    estimate = rate_with_ci(failures, seed=3)
-    values = np.array([1, 0, 1, 1, 0, 1, 0, 1, 1, 1], dtype=float)
-    expected = stats.bootstrap((values,), np.mean, n_resamples=2000, method="percentile", rng=np.random.default_rng(3))
+    estimate = rate_with_ci(failures)
     assert estimate.rate == pytest.approx(0.7)
     assert estimate.n == 10
-    assert estimate.low == pytest.approx(expected.confidence_interval.low)
-    assert estimate.high == pytest.approx(expected.confidence_interval.high)
+    # equal tails: 2.5 % of the posterior below the lower bound, 97.5 % below the upper one
+    assert _posterior_tail(estimate.low, 7, 10) == pytest.approx(0.025, abs=1e-6)
+    assert _posterior_tail(estimate.high, 7, 10) == pytest.approx(0.975, abs=1e-6)
     assert estimate.low < 0.7 < estimate.high
+    shares = rate_with_ci([0.5, 1.0, 0.0, 0.25])  # epoch shares count as their part of an item: 1.75 of 4
+    assert _posterior_tail(shares.low, 1.75, 4) == pytest.approx(0.025, abs=1e-6)
 
 
 def test_rate_with_ci_degenerate_cases():
     assert rate_with_ci([1.0, 1.0, 1.0]) == rate_with_ci([1.0, 1.0, 1.0])
-    same = rate_with_ci([1.0, 1.0, 1.0])
-    assert (same.rate, same.low, same.high, same.n) == (1.0, 1.0, 1.0, 3)
+    same = rate_with_ci([1.0, 1.0, 1.0])  # every item failed: the upper bound is 1, the lower one is not
+    assert (same.rate, same.high, same.n) == (1.0, 1.0, 3)
+    assert _posterior_tail(same.low, 3, 3) == pytest.approx(0.025, abs=1e-6) and same.low < 0.6
+    none = rate_with_ci([0.0] * 10)  # no failure in 10 items is not certainty: [0, 0.217]
+    assert none.low == 0.0 and none.high == pytest.approx(0.2172, abs=1e-4)
     empty = rate_with_ci([math.nan])
     assert empty.n == 0 and math.isnan(empty.rate)
 
@@ -94,7 +104,9 @@ def test_error_rate_metric_names_and_values():
     assert metrics["error_rate/factual/entity"] == pytest.approx(0.5)
     assert metrics["error_rate/reasoning/calculations"] == 0.0
     assert metrics["si_error_rate"] == pytest.approx(0.5)
-    assert metrics["error_rate_ci_low/reasoning"] == 0.0 and metrics["error_rate_ci_high/reasoning"] == 0.0
+    # one parsed item, no failure: from 0 to the 97.5th percentile of Beta(1/2, 3/2), not the point 0
+    assert metrics["error_rate_ci_low/reasoning"] == 0.0
+    assert _posterior_tail(metrics["error_rate_ci_high/reasoning"], 0, 1) == pytest.approx(0.975, abs=1e-6)
     assert metrics["error_rate_ci_low"] <= 0.5 <= metrics["error_rate_ci_high"]
     assert "si_error_rate_ci_low" in metrics
 
@@ -158,14 +170,12 @@ def test_pairwise_outcome_shares_and_score_invariant_items():
     assert metrics["error_rate_gold_second"] == pytest.approx(3 / 4)  # B (gold) chosen once in 4 parsed
 
 
-def test_pairwise_bootstrap_resamples_items():
+def test_pairwise_rate_intervals_count_items():
     outcomes = [("[[A]]", "[[B]]")] * 6 + [("[[A]]", "[[A]]")] * 4
     metrics = blind_spot_rates("pairwise")([pairwise_score(*pair) for pair in outcomes])
-    items = np.array([0.0] * 6 + [1.0] * 4)
-    expected = stats.bootstrap((items,), np.mean, n_resamples=2000, method="percentile", rng=np.random.default_rng(0))
     assert metrics["error_rate"] == pytest.approx(0.4)
-    assert metrics["error_rate_ci_low"] == pytest.approx(expected.confidence_interval.low)
-    assert metrics["error_rate_ci_high"] == pytest.approx(expected.confidence_interval.high)
+    assert _posterior_tail(metrics["error_rate_ci_low"], 4, 10) == pytest.approx(0.025, abs=1e-6)
+    assert _posterior_tail(metrics["error_rate_ci_high"], 4, 10) == pytest.approx(0.975, abs=1e-6)
 
 
 def test_epochs_average_each_item_outcome_not_each_order():

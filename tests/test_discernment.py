@@ -415,27 +415,39 @@ def _graded_records() -> list[ScoreRecord]:
 WEIGHTS = {"typos": {"a": 1.0, "b": 3.0}, "swap": {"a": 0.0, "b": 1.0}}
 
 
-def bias_corrected_bounds(values, estimate: float) -> tuple[float, float]:
-    """Efron's bias-corrected 95 % percentile bounds, written out here apart from the scorer's code."""
-    from scipy.stats import norm
-
+def median_centred_bounds(values, estimate: float) -> tuple[float, float]:
+    """The 95 % percentile bounds moved by the estimate minus the resamples' median, kept within 0 and D's largest
+    value (236.47, D of the smallest positive double), written out here apart from the scorer's code."""
     defined = np.asarray(values, dtype=float)
     defined = defined[np.isfinite(defined)]
-    share = (np.sum(defined < estimate) + 0.5 * np.sum(defined == estimate)) / defined.size
-    share = min(max(share, 0.5 / defined.size), 1 - 0.5 / defined.size)
-    low, high = np.percentile(defined, 100 * norm.cdf(2 * norm.ppf(share) + norm.ppf([0.025, 0.975])))
-    return float(low), float(high)
+    low, median, high = np.percentile(defined, [2.5, 50, 97.5])
+    largest = math.log(np.finfo(float).tiny) / math.log(0.05)
+    return max(0.0, estimate - (median - low)), min(largest, estimate + (high - median))
 
 
-def test_bias_correction_moves_the_percentiles_with_the_share_below_the_estimate():
+def test_centring_moves_the_percentiles_by_the_resamples_lean():
     from scorers.correlation import percentile_interval
 
-    resampled = np.arange(100.0)
-    # half the resamples below: the plain 2.5th and 97.5th percentiles
-    assert percentile_interval(resampled, 0.95, 49.5) == pytest.approx((2.475, 96.525))
+    resampled = np.arange(100.0)  # median 49.5; 2.5th and 97.5th percentiles 2.475 and 96.525
     assert percentile_interval(resampled, 0.95) == pytest.approx((2.475, 96.525))
-    # 80 % below (0..79): z0 = 0.8416, percentiles Phi(2 z0 -/+ 1.96) = 39.10 % and 99.987 % of 0..99
-    assert percentile_interval(resampled, 0.95, 79.5) == pytest.approx((38.709, 98.987), abs=0.001)
+    assert percentile_interval(resampled, 0.95, centre=49.5) == pytest.approx((2.475, 96.525))
+    # the resamples lean 30 above the estimate: the interval keeps its arms (47.025 below, 47.025 above) around 19.5
+    assert percentile_interval(resampled, 0.95, centre=19.5) == pytest.approx((-27.525, 66.525))
+    # 50 zeros and 1, 4, ..., 2500: median 0.5, 2.5th percentile 0, 97.5th 2209 + 0.525 * (2304 - 2209) = 2258.875
+    skewed = np.concatenate([np.zeros(50), np.arange(1.0, 51.0) ** 2])
+    assert percentile_interval(skewed, 0.95, centre=10.0) == pytest.approx((9.5, 2268.375))
+
+
+def test_d_intervals_stay_within_the_range_of_d():
+    from scorers.discernment import MAX_DISCERNMENT, bootstrap_interval
+
+    interval = bootstrap_interval(np.arange(100.0), 19.5, n_items=10, n_resamples=100)
+    assert (interval.low, interval.high) == pytest.approx((0.0, 66.525))
+    assert (
+        bootstrap_interval(np.arange(100.0) + 200, 230.0, 10, 100).high
+        == MAX_DISCERNMENT
+        == pytest.approx(236.4685, abs=1e-4)
+    )
 
 
 def test_item_bootstrap_equals_a_slow_loop_over_the_same_resamples():
@@ -445,7 +457,7 @@ def test_item_bootstrap_equals_a_slow_loop_over_the_same_resamples():
     assert set(report.resampled) == set(slow) == set(report.discernment_scores())
     for name, values in slow.items():
         assert report.resampled[name].tolist() == pytest.approx(values, rel=1e-12, nan_ok=True), name
-        low, high = bias_corrected_bounds(values, report.discernment_scores()[name])
+        low, high = median_centred_bounds(values, report.discernment_scores()[name])
         assert (report.intervals[name].low, report.intervals[name].high) == pytest.approx((low, high), rel=1e-12)
     assert len(set(slow["D/typos"])) > 5  # the resamples do differ
 

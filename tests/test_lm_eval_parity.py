@@ -33,7 +33,7 @@ from tests.fake_judge import Answer, judged_text, reads_request, serve
 from tests.test_adherence_integration import _ITEM as ADHERENCE_ITEM
 from tests.test_adherence_integration import knows_the_humans, unambiguous_seed
 from tests.test_coeval_criteria import coeval_folder, minilm  # noqa: F401 (minilm is a fixture)
-from tests.test_discernment import bias_corrected_bounds, slow_bootstrap
+from tests.test_discernment import median_centred_bounds, slow_bootstrap
 from tests.test_inspect_integration import metrics_of, originals_of, run_inspect
 
 pytestmark = pytest.mark.integration
@@ -214,7 +214,7 @@ def test_lm_eval_and_inspect_report_the_same_numbers(tmp_path, dhp_data, fbi_dat
     )  # fmt: skip
     assert {"D_avg", "D_min_EW", "D/typos", "D_EW/typos"} <= set(resampled)
     for name, values in resampled.items():
-        bounds, percentiles = interval_names(name), bias_corrected_bounds(values, dhp[name])
+        bounds, percentiles = interval_names(name), median_centred_bounds(values, dhp[name])
         assert [dhp[bound] for bound in bounds] == pytest.approx(percentiles, rel=1e-9), name
         assert all(same(inspect_metrics["dhp_storycloze"][bound], dhp[bound]) for bound in bounds), name
     fbi = lm_eval_metrics(results, "fbi_pairwise")
