@@ -37,9 +37,53 @@ def test_every_shipped_preset_loads_and_covers_every_suite():
     assert preset_names() == ["full", "quick", "standard"]
     for name in preset_names():
         preset = load_preset(name)
-        assert preset.name == name and preset.version == 1
+        assert preset.name == name and preset.version == {"quick": 2}.get(name, 1)
         assert {task.suite for task in preset.tasks} == set(SUITES)
         assert all(task.data for task in preset.tasks)
+
+
+def test_each_presets_budget_states_its_dry_run_numbers():
+    """The budget text of each preset file carries the dry run's samples, requests, prompt tokens and generated
+    tokens as the README's measured table gives them."""
+    readme = (Path(__file__).resolve().parents[1] / "judge_meta_eval" / "README.md").read_text(encoding="utf-8")
+    for name in preset_names():
+        row = re.search(rf"^\| `{name}` \| ([\d,]+) \| ([\d,]+) \| ([\d,]+) \| ([\d,]+) \|", readme, re.MULTILINE)
+        assert row is not None, name
+        samples, requests, prompt, generated = row.groups()
+        budget = " ".join(load_preset(name).budget.split())
+        assert f"{samples} samples, {requests} requests and {prompt} prompt tokens" in budget, (name, budget)
+        assert f"generated tokens at most {generated}" in budget, (name, budget)
+
+
+def test_the_quick_preset_embeds_with_the_packaged_model_and_the_others_with_the_papers():
+    """quick runs offline on the embedder the coeval extra installs; standard and full keep the paper's SimCSE (the
+    task's default), and the embedder is a comparability setting of the criteria task, so judge-report never
+    pools the two."""
+    from coeval_tasks.definition import COEVAL_CRITERIA
+    from scorers.criteria_consistency import DEFAULT_EMBEDDER, PACKAGED_EMBEDDERS
+
+    def embedders(name: str) -> set[str]:
+        criteria = [task for task in load_preset(name).tasks if task.task == "coeval_tasks/criteria"]
+        return {task.args.get("embedder", DEFAULT_EMBEDDER) for task in criteria}
+
+    assert embedders("quick") == {"sentence-transformers/all-MiniLM-L6-v2"} == set(PACKAGED_EMBEDDERS)
+    assert embedders("standard") == embedders("full") == {DEFAULT_EMBEDDER}
+    assert "embedder" in COEVAL_CRITERIA.comparable_on
+
+
+def test_the_dry_run_prices_batches_where_inspect_batches_for_the_provider():
+    from judge_meta_eval.dry_run import BATCH_PRICE_SHARE, TaskCount, TokenCounter, offers_batches, table
+    from judge_meta_eval.presets import load_preset as preset_of
+
+    assert offers_batches("openai/gpt-4o-mini") and offers_batches("anthropic/claude-sonnet-4-5")
+    assert offers_batches("google/gemini-2.5-flash")
+    assert not offers_batches("openai-api/standin/judge") and not offers_batches("hf/smollm2")
+    count = TaskCount("t", 10, 20, 20, 1_000_000, 100_000, 0)
+    printed = table(preset_of("quick"), "openai/x", [count], TokenCounter("test", True), [], 2.0, 10.0, 0.5)
+    total = next(line for line in printed.splitlines() if line.startswith("total"))
+    # $2 per million prompt tokens and $10 per million generated: 2 + 1 = 3 interactive, half of it by batch
+    assert total.split()[-2:] == ["3.00", "1.50"] and BATCH_PRICE_SHARE == 0.5
+    assert "with --batch" not in table(preset_of("quick"), "hf/x", [count], TokenCounter("t", True), [], 2.0, 10.0)
 
 
 def test_a_malformed_preset_names_the_task_and_field(tmp_path):
