@@ -23,7 +23,7 @@ from typing import Any
 from inspect_ai import Task, eval_set
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
-from inspect_ai.model import CachePolicy, GenerateConfig, get_model
+from inspect_ai.model import CachePolicy, GenerateConfig
 
 from judge_data import DownloadError, OptionError
 from judge_data.inspect_private import PrerequisiteError, parse_cli_args
@@ -234,19 +234,15 @@ def writable_folder(path: str, flag: str) -> Path:
     return folder
 
 
-def load_judge(model: str, model_args: Mapping[str, Any], generate: Mapping[str, Any]) -> None:
-    """Load the judge once before any task runs (inspect keeps it for the eval set: same name, options and
-    configuration), so that a judge that cannot be loaded is one message naming ``--model`` and ``-M``."""
-    try:
-        get_model(model, config=GenerateConfig(**generate), **model_args)
-    except Exception as error:  # noqa: BLE001 - any provider's failure to load, told as one message
-        text = str(error.message) if isinstance(error, PrerequisiteError) else str(error)
-        detail = " ".join(RICH_MARKUP.sub("", text).split()).rstrip(".") or type(error).__name__
-        raise OptionError(
-            f"could not load the judge --model {model}"
-            + (f" with -M {dict(model_args)}" if model_args else "")
-            + f": {detail[:500]}. Check the model name, its -M options and the provider's API key or URL"
-        ) from None
+def judge_error(model: str, model_args: Mapping[str, Any], error: Exception) -> OptionError:
+    """A judge that could not be loaded, as one message naming ``--model`` and ``-M``."""
+    text = str(error.message) if isinstance(error, PrerequisiteError) else str(error)
+    detail = " ".join(RICH_MARKUP.sub("", text).split()).rstrip(".") or type(error).__name__
+    return OptionError(
+        f"could not load the judge --model {model}"
+        + (f" with -M {dict(model_args)}" if model_args else "")
+        + f": {detail[:500]}. Check the model name, its -M options and the provider's API key or URL"
+    )
 
 
 def interrupted(logs: Sequence[EvalLog], planned: int) -> bool:
@@ -287,19 +283,22 @@ def run_preset(args: argparse.Namespace, preset: Preset, models: list[str]) -> b
         if not planned.tasks:
             continue
         built = [build_task(entry, data_root, overrides) for entry in planned.tasks]
-        load_judge(model, model_args, generate)
-        success, logs = eval_set(
-            built,
-            log_dir=str(_log_folder(log_dir, model)),
-            model=model,
-            model_args=model_args,
-            model_roles=model_roles,
-            max_tasks=args.max_tasks,
-            metadata=preset.metadata(),
-            log_dir_allow_dirty=True,
-            **passed,
-            **generate,
-        )
+        try:
+            success, logs = eval_set(
+                built,
+                log_dir=str(_log_folder(log_dir, model)),
+                model=model,
+                model_args=model_args,
+                model_roles=model_roles,
+                max_tasks=args.max_tasks,
+                metadata=preset.metadata(),
+                log_dir_allow_dirty=True,
+                **passed,
+                **generate,
+            )
+        except (PrerequisiteError, OSError, ImportError) as error:
+            # raised before any task runs, while inspect creates the judge (a sample's error is logged instead)
+            raise judge_error(model, model_args, error) from None
         if interrupted(logs, len(built)):
             raise Interrupted
         for line in failures(logs):
