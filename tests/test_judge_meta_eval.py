@@ -316,3 +316,26 @@ def test_judge_report_keeps_limited_runs_and_other_embedders_out_of_the_presets_
     assert preset_run == comparability_key(criteria_run(None, "sentence-transformers/all-MiniLM-L6-v2"), view)
     assert preset_run != comparability_key(criteria_run(1, "sentence-transformers/all-MiniLM-L6-v2"), view)
     assert preset_run != comparability_key(criteria_run(None, "princeton-nlp/sup-simcse-roberta-large"), view)
+
+
+def test_harness_options_pass_through_to_eval_set_as_inspect_takes_them():
+    from inspect_ai.model import CachePolicy
+
+    from judge_meta_eval.cli import eval_set_options, generate_options, parser
+
+    given = parser().parse_args(
+        ["run", "--model", "m", "--limit", "5", "--batch", "--display", "plain", "--log-level", "info",
+         "--fail-on-error", "0.1", "--retry-attempts", "2", "--max-samples", "4", "--timeout", "60",
+         "--attempt-timeout", "20", "--cache", "--max-connections", "3", "--max-tokens", "8"]
+    )  # fmt: skip
+    assert eval_set_options(given) == {
+        "limit": 5, "display": "plain", "log_level": "info", "fail_on_error": 0.1, "retry_attempts": 2,
+        "max_samples": 4,
+    }  # fmt: skip
+    assert generate_options(given) == {
+        "max_tokens": 8, "max_connections": 3, "timeout": 60, "attempt_timeout": 20, "batch": True,
+        "cache": CachePolicy(expiry="7D"),
+    }  # fmt: skip
+    sized = parser().parse_args(["run", "--model", "m", "--batch", "100", "--cache", "1h"])
+    assert generate_options(sized)["batch"] == 100 and generate_options(sized)["cache"] == CachePolicy(expiry="1h")
+    assert eval_set_options(parser().parse_args(["run", "--model", "m"])) == {}
