@@ -20,6 +20,7 @@ import argparse
 import asyncio
 import json
 import logging
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -40,7 +41,8 @@ from dhp_tasks.perturbations import (
     Perturbation,
     select_perturbations,
 )
-from judge_data import DataError, id_field, optional_text_field, read_jsonl, text_field
+from judge_data import DataError, DownloadError, id_field, optional_text_field, read_jsonl, text_field
+from judge_data.inspect_private import PrerequisiteError
 
 logger = logging.getLogger(__name__)
 
@@ -288,20 +290,30 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-tokens", type=int, help="perturber max tokens per reply")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
-    suite = asyncio.run(
-        build_suite(
-            args.dataset,
-            args.data_dir,
-            args.n,
-            args.seed,
-            args.perturbations,
-            args.perturber,
-            _model_args(args.model_args),
-            args.max_attempts,
-            args.max_tokens,
+    try:
+        suite = asyncio.run(
+            build_suite(
+                args.dataset,
+                args.data_dir,
+                args.n,
+                args.seed,
+                args.perturbations,
+                args.perturber,
+                _model_args(args.model_args),
+                args.max_attempts,
+                args.max_tokens,
+            )
         )
-    )
-    write_suite(suite, args.output)
+        write_suite(suite, args.output)
+    except DownloadError as error:
+        reason = str(error.message).split(" Without network")[0]
+        sys.exit(f"dhp-build: {reason} Without network, pass --data-dir <folder> with a local copy of the dataset.")
+    except PrerequisiteError as error:
+        sys.exit(f"dhp-build: {error.message}")
+    except ValueError as error:
+        sys.exit(f"dhp-build: {error}")
+    except OSError as error:
+        sys.exit(f"dhp-build: cannot write the suite ({error}); give another file with --output")
     report = suite.header["report"]
     counts = Counter(pid for variants in suite.variants.values() for pid in variants)
     print(f"wrote {args.output}: {len(suite.items)} items")

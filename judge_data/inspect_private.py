@@ -28,6 +28,7 @@ __all__ = [
     "ScorerSpec",
     "VLLMCompletionsAPI",
     "active_model",
+    "batch_providers",
     "is_hf_api",
     "parse_cli_args",
     "registry_lookup",
@@ -35,6 +36,17 @@ __all__ = [
 ]
 
 _HF_MODULE = "inspect_ai.model._providers.hf"
+
+
+def batch_providers() -> frozenset[str]:
+    """The providers whose inspect API can send requests through the provider's batch API (``--batch``): those
+    inspect ships a batcher module for, ``inspect_ai/model/_providers/_<provider>_batch.py``."""
+    import pkgutil
+
+    from inspect_ai.model import _providers
+
+    names = (module.name for module in pkgutil.iter_modules(_providers.__path__))
+    return frozenset(name[1 : -len("_batch")] for name in names if name.startswith("_") and name.endswith("_batch"))
 
 
 def is_hf_api(api: Any) -> bool:

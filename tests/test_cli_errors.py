@@ -1,0 +1,79 @@
+"""Every error of the project's commands is one message without a traceback, naming the flag of that command that
+fixes it. Each case fails before any judge or model is loaded, so the cases run in seconds each."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.cli import one_clean_message, run_cli
+from tests.conftest import data_folder
+
+BIN = Path(sys.executable).parent
+
+
+def _meta_eval(tmp_path: Path, *extra: str) -> list[str]:
+    return [
+        str(BIN / "judge-meta-eval"),
+        "run",
+        "--model",
+        "openai-api/standin/judge-a",
+        "--preset",
+        "quick",
+        "--log-dir",
+        str(tmp_path / "logs"),
+        "--report",
+        str(tmp_path / "report"),
+        *extra,
+    ]
+
+
+@pytest.mark.integration
+def test_every_command_error_is_one_message_naming_its_flag(tmp_path):
+    data = str(data_folder())
+    bad_preset = tmp_path / "mine.yaml"
+    bad_preset.write_text(
+        "name: mine\nversion: 1\ndescription: d\nbudget: b\ntasks:\n  - task: fbi_tasks/single\n    args: {nn: 5}\n"
+    )
+    offline = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "STANDIN_API_KEY": "test"}
+    cases = [
+        (_meta_eval(tmp_path, "--suites", "fbi"), offline, "Without network, pass --data-root <folder>"),
+        (_meta_eval(tmp_path, "--suites", "dhp,nope"), offline, "--suites: unknown suite(s) ['nope']"),
+        (_meta_eval(tmp_path, "--preset", "fast"), offline, "--preset: unknown preset 'fast'"),
+        (
+            [*_meta_eval(tmp_path, "--data-root", data), "--preset", str(bad_preset)],
+            offline,
+            f"{bad_preset}, task 1: fbi_tasks/single takes no option(s) ['nn']",
+        ),
+        (
+            _meta_eval(tmp_path, "--suites", "fbi", "--log-dir", "/proc/no-logs-here"),
+            offline,
+            "--log-dir /proc/no-logs-here: cannot write there",
+        ),
+        (
+            _meta_eval(tmp_path, "--suites", "fbi", "--data-root", data),
+            {"STANDIN_API_KEY": ""},
+            "could not load the judge --model openai-api/standin/judge-a",
+        ),
+        (
+            _meta_eval(tmp_path, "--suites", "coeval", "--data-root", data, "-T", "embedder=/nonexistent/embedder"),
+            offline,
+            "Give a local sentence-transformers folder or another model with -T embedder=",
+        ),
+        (
+            [str(BIN / "judge-report"), str(tmp_path), "--out", "/proc/no-report"],
+            {},
+            "no successful runs found",
+        ),
+        ([str(BIN / "local-judge"), "--cache-dir", "/proc/no-judge"], {}, "give another folder with --cache-dir"),
+        (
+            [str(BIN / "dhp-build"), "summeval", "-o", str(tmp_path / "s.jsonl"), "--perturbations", "typos_minor"],
+            offline,
+            "Without network, pass --data-dir <folder>",
+        ),
+    ]
+    for command, environment, message in cases:
+        result = run_cli(command, tmp_path, environment, expect_success=False, timeout=300)
+        assert message in one_clean_message(result), (command, result.stdout[-2000:], result.stderr[-2000:])
