@@ -14,6 +14,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+import scipy.stats
 import yaml
 
 from fbi_tasks.data import load_items
@@ -154,7 +155,8 @@ def test_leaderboard_has_every_suite_for_both_judges(report_dir):
     assert value[("judge-b", "fbi_single_vanilla_star", "error_rate")] == 1.0
     assert value[("judge-b", "fbi_single_vanilla_star", "si_error_rate")] == 0.0
     ci = rows[("judge-a", "fbi_single_vanilla_star", "error_rate")]
-    assert (float(ci["ci_low"]), float(ci["ci_high"])) == (0.0, 0.0)
+    # no failure in 9 items: the Jeffreys interval runs from 0 to the 97.5th percentile of Beta(1/2, 9 + 1/2)
+    assert (float(ci["ci_low"]), float(ci["ci_high"])) == (0.0, pytest.approx(scipy.stats.beta.ppf(0.975, 0.5, 9.5)))
     assert value[("judge-a", "adherence_summeval_criterion", "pearson")] == pytest.approx(1.0)
     # judge-a writes one list whatever the temperature: no consistency is measured (a note says why, below)
     assert math.isnan(value[("judge-a", "coeval_criteria_eli5", "cc")])
@@ -202,10 +204,15 @@ def test_paper_tables_plots_and_formats_are_written(report_dir):
     document = json.loads((report_dir / "report.json").read_text())
     assert len(document["runs"]) == 10
     # judge-b's answers to the adherence task never parse: its Pearson is undefined, so it is compared with no one;
-    # judge-a's criteria lists came back identical
-    compared, identical = sorted(document["notes"])
-    assert compared.startswith("adherence criterion pearson: ") and "not compared" in compared, compared
+    # judge-a's criteria lists came back identical, so its cc and icc are undefined and not compared either
+    identical, *not_compared = sorted(document["notes"], key=lambda note: not note.startswith("file:"))
     assert f"{IDENTICAL_LISTS} (openai-api/fakejudge/judge-a): in 2 of 2 task descriptions" in identical
+    assert sorted(note.partition(":")[0] for note in not_compared) == [
+        "adherence criterion pearson",
+        "coeval_criteria cc",
+        "coeval_criteria icc",
+    ]
+    assert all("judge-a and openai-api/fakejudge/judge-b are not compared" in note for note in not_compared)
 
 
 @pytest.mark.integration
