@@ -16,7 +16,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.solver import TaskState
 
 from fbi_tasks.build import suite_selection
-from fbi_tasks.data import FbiItem, load_items
+from fbi_tasks.data import FbiItem, FbiSelection, load_items
 from fbi_tasks.definition import FBI
 from fbi_tasks.prompts import (
     AXES,
@@ -176,20 +176,9 @@ def fbi_task(
     if strategy in ("rubric", "axis_rubric") and scale not in (3, 5):
         raise OptionError(f"{strategy} scores on 1-3 or 1-5 (the paper's two rubric ranges), not 1-{scale}")
     template = load_judge_template(judge_template, FBI_PLACEHOLDERS[paradigm], f"fbi_tasks/{paradigm}")
-    if suite is not None:
-        selection, source = suite_selection(suite, categories)
-    else:
-        selection = load_items(
-            data_dir,
-            names_option(abilities),
-            names_option(categories),
-            per_category,
-            seed,
-            include_extra,
-            hub_revision,
-            keep_identical,
-        )
-        source = {"source": data_dir or (f"hub {hub_revision}" if hub_revision else "authors' release")}
+    selection, source = select_items(
+        suite, data_dir, abilities, categories, per_category, seed, include_extra, hub_revision, keep_identical
+    )
     if scoring == "logprobs":
         solver = logprob_prompts(
             _prompts(paradigm, strategy, scale, True, answer_format, template), max_tokens_for(scale), temperature
@@ -225,6 +214,34 @@ def fbi_task(
             **(template.metadata() if template else {}),
         },
     )
+
+
+def select_items(
+    suite: str | None,
+    data_dir: str | None,
+    abilities: str | Sequence[str] | None,
+    categories: str | Sequence[str] | None,
+    per_category: int | None,
+    seed: int,
+    include_extra: bool,
+    hub_revision: str | None,
+    keep_identical: bool,
+) -> tuple[FbiSelection, dict[str, Any]]:
+    """The items a task judges and where they came from: an ``fbi-build`` suite file, or the authors' release
+    (local ``data_dir`` or the hub) narrowed by the item options."""
+    if suite is not None:
+        return suite_selection(suite, categories)
+    selection = load_items(
+        data_dir,
+        names_option(abilities),
+        names_option(categories),
+        per_category,
+        seed,
+        include_extra,
+        hub_revision,
+        keep_identical,
+    )
+    return selection, {"source": data_dir or (f"hub {hub_revision}" if hub_revision else "authors' release")}
 
 
 @task

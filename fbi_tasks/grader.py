@@ -15,11 +15,8 @@ from inspect_ai.dataset import MemoryDataset
 from inspect_ai.scorer import Target
 from inspect_ai.solver import TaskState
 
-from fbi_tasks.build import suite_selection
-from fbi_tasks.data import load_items
 from fbi_tasks.definition import FBI_GRADER
-from fbi_tasks.fbi import _sample
-from judge_data import names_option
+from fbi_tasks.fbi import _sample, select_items
 from scorers.grader import grader_blind_spot_rates, grader_blind_spots
 from solvers.grader import grade_submissions, grader_metadata, load_grader, scorer_arguments
 
@@ -57,20 +54,9 @@ def grader(
     FBI_GRADER.check(target=target, per_category=per_category)
     arguments = scorer_arguments(scorer_args)
     grading = load_grader(scorer, arguments)
-    if suite is not None:
-        selection, source = suite_selection(suite, categories)
-    else:
-        selection = load_items(
-            data_dir,
-            names_option(abilities),
-            names_option(categories),
-            per_category,
-            seed,
-            include_extra,
-            hub_revision,
-            keep_identical,
-        )
-        source = {"source": data_dir or (f"hub {hub_revision}" if hub_revision else "authors' release")}
+    selection, source = select_items(
+        suite, data_dir, abilities, categories, per_category, seed, include_extra, hub_revision, keep_identical
+    )
     return Task(
         dataset=MemoryDataset([_sample(item) for item in selection.items], name="fbi_grader"),
         solver=grade_submissions(_submissions, grading, _gold_target if target == "gold" else _no_target),
