@@ -41,7 +41,15 @@ from dhp_tasks.perturbations import (
     Perturbation,
     select_perturbations,
 )
-from judge_data import DataError, DownloadError, id_field, optional_text_field, read_jsonl, text_field
+from judge_data import (
+    DataError,
+    DownloadError,
+    builder_model_args,
+    id_field,
+    optional_text_field,
+    read_jsonl,
+    text_field,
+)
 from judge_data.inspect_private import PrerequisiteError
 
 logger = logging.getLogger(__name__)
@@ -257,16 +265,6 @@ def read_suite(path: str | Path) -> Suite:
     return Suite(header, items, variants)
 
 
-def _model_args(pairs: Sequence[str]) -> dict[str, Any]:
-    args: dict[str, Any] = {}
-    for pair in pairs:
-        name, separator, value = pair.partition("=")
-        if not separator:
-            raise SystemExit(f"-M expects name=value, got {pair!r}")
-        args[name] = {"true": True, "false": False}.get(value.lower(), value)
-    return args
-
-
 def main(argv: list[str] | None = None) -> None:
     """``dhp-build``: build a suite file once, so every judge is rated on the same texts."""
     parser = argparse.ArgumentParser(
@@ -299,7 +297,7 @@ def main(argv: list[str] | None = None) -> None:
                 args.seed,
                 args.perturbations,
                 args.perturber,
-                _model_args(args.model_args),
+                builder_model_args(args.model_args),
                 args.max_attempts,
                 args.max_tokens,
             )

@@ -30,7 +30,16 @@ from pathlib import Path
 from typing import Any
 
 from fbi_tasks.data import CATEGORIES, SCORE_INVARIANT, FbiItem, FbiSelection
-from judge_data import DataError, OptionError, id_field, names_option, optional_text_field, read_jsonl, text_field
+from judge_data import (
+    DataError,
+    OptionError,
+    builder_model_args,
+    id_field,
+    names_option,
+    optional_text_field,
+    read_jsonl,
+    text_field,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -245,16 +254,6 @@ def suite_selection(path: str, categories: str | Sequence[str] | None) -> tuple[
     return FbiSelection(kept, []), {"source": f"suite {path}", "suite": header["checksum"], "suite_header": header}
 
 
-def _model_args(pairs: Sequence[str]) -> dict[str, Any]:
-    args: dict[str, Any] = {}
-    for pair in pairs:
-        name, separator, value = pair.partition("=")
-        if not separator:
-            raise SystemExit(f"-M expects name=value, got {pair!r}")
-        args[name] = {"true": True, "false": False}.get(value.lower(), value)
-    return args
-
-
 def main(argv: list[str] | None = None) -> None:
     """``fbi-build``: perturb your own answers once, so every grader is tested on the same items."""
     parser = argparse.ArgumentParser(
@@ -274,7 +273,7 @@ def main(argv: list[str] | None = None) -> None:
             build_suite(
                 args.items,
                 args.perturber,
-                _model_args(args.model_args),
+                builder_model_args(args.model_args),
                 args.categories,
                 args.seed,
                 args.max_attempts,

@@ -12,7 +12,7 @@ from judge_data.io import (
     read_jsonl,
     text_field,
 )
-from judge_data.options import OptionError, names_option
+from judge_data.options import OptionError, builder_model_args, names_option
 
 __all__ = [
     "DataError",
@@ -22,6 +22,7 @@ __all__ = [
     "download_error",
     "field",
     "id_field",
+    "builder_model_args",
     "names_option",
     "OptionError",
     "optional_text_field",

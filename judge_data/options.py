@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from judge_data.inspect_private import PrerequisiteError
 
@@ -28,3 +29,15 @@ def check_at_least(name: str, value: int | None, minimum: int) -> None:
     the option's default (all items, say)."""
     if value is not None and value < minimum:
         raise OptionError(f"{name} must be at least {minimum}, got {value}")
+
+
+def builder_model_args(pairs: Sequence[str]) -> dict[str, Any]:
+    """The ``-M name=value`` options of the suite-building commands (``dhp-build``, ``fbi-build``) as model
+    arguments: ``true``/``false`` as booleans, everything else as text."""
+    args: dict[str, Any] = {}
+    for pair in pairs:
+        name, separator, value = pair.partition("=")
+        if not separator:
+            raise SystemExit(f"-M expects name=value, got {pair!r}")
+        args[name] = {"true": True, "false": False}.get(value.lower(), value)
+    return args
