@@ -2,7 +2,7 @@
 
     python benchmarks/grader_example.py --data-dir ../shared/data/fbi --per-category 20   # docs/grader_example.md
 
-No model is called: the stand-in graders are served on 127.0.0.1 by ``tests/fake_judge.py`` and reached through
+No model is called: the stand-in graders are served on 127.0.0.1 by ``tests/support/fake_judge.py`` and reached through
 inspect's ``openai-api/`` provider, as a served grader model would be. Each reads the submission and the expert
 answer out of ``model_graded_fact``'s prompt and answers with a grade:
 
@@ -33,7 +33,7 @@ sys.path.insert(0, str(REPO))
 
 from fbi_tasks.data import ABILITIES  # noqa: E402
 from fbi_tasks.grader import grader  # noqa: E402
-from tests.fake_judge import serve  # noqa: E402
+from tests.support.fake_judge import serve  # noqa: E402
 
 _SUBMISSION = re.compile(r"\[Submission\]: (.*?)\n\*+\n\[END DATA\]", re.DOTALL)
 _EXPERT = re.compile(r"\[Expert\]: (.*?)\n\*+\n\[Submission\]", re.DOTALL)

@@ -2,7 +2,7 @@
 
     PYTHONPATH=. python benchmarks/plugin_overhead.py --n 20 --repeats 5 --runs 3
 
-The judge is the tests' stand-in (``tests/fake_judge.py``: an OpenAI-compatible server on 127.0.0.1 answering at
+The judge is the tests' stand-in (``tests/support/fake_judge.py``: an OpenAI-compatible server on 127.0.0.1 answering at
 once), so the wall time is the harness's own: inspect, the provider, and what the plugin adds (its solver, the
 scorer's parsing, and the discernment metric, which inspect recomputes on partial results while the run
 goes). The plugin run is ``dhp_tasks/summeval`` (``--n`` items, the six rule-based perturbations, four metrics,
@@ -43,7 +43,7 @@ sys.path.append(str(REPO))  # the tests' stand-in judge; the suites come from th
 
 from dhp_tasks.dhp import chosen_criteria, summeval  # noqa: E402
 from dhp_tasks.prompts import TEXT_KINDS  # noqa: E402
-from tests.fake_judge import serve  # noqa: E402
+from tests.support.fake_judge import serve  # noqa: E402
 
 DIGIT = re.compile(r"\d")
 

@@ -12,8 +12,8 @@ from adherence_tasks.data import DATASETS, criteria_file, packaged_groups
 from judge_data.human import GROUPS
 from judge_data.inspect_private import PrerequisiteError
 from scorers.correlation import CriterionScores, agreement_report
-from tests.cli import create_task
 from tests.conftest import data_folder
+from tests.support.commands import create_task
 
 
 @pytest.mark.parametrize("dataset", sorted(DATASETS))

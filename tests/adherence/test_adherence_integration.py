@@ -14,11 +14,11 @@ from scipy import stats
 from adherence_tasks.definition import ADHERENCE
 from judge_data.human import load_criteria, load_items, select_items
 from solvers.likelihood import SEPARATOR
-from tests import fake_completions
-from tests.cli import INSPECT, one_clean_message, only_log, run_cli, task_options
 from tests.conftest import data_folder
-from tests.dhp.test_inspect_integration import eval_command, eval_in_process, metrics_of, run_command
-from tests.fake_judge import constant
+from tests.support import fake_completions
+from tests.support.commands import INSPECT, one_clean_message, only_log, run_cli, task_options
+from tests.support.fake_judge import constant
+from tests.support.inspect_runs import eval_command, eval_in_process, metrics_of, run_command
 
 pytestmark = pytest.mark.integration
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli import one_clean_message, run_cli
 from tests.conftest import data_folder
+from tests.support.commands import one_clean_message, run_cli
 
 BIN = Path(sys.executable).parent
 

@@ -18,9 +18,9 @@ from inspect_ai.log import read_eval_log
 from judge_data import DataError
 from judge_meta_eval.cli import plan
 from judge_meta_eval.presets import SUITES, load_preset, preset_names
-from tests import fake_judge
-from tests.cli import run_cli
 from tests.conftest import data_folder
+from tests.support import fake_judge
+from tests.support.commands import run_cli
 
 COMMAND = str(Path(sys.executable).parent / "judge-meta-eval")
 """The installed console script."""

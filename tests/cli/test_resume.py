@@ -28,8 +28,8 @@ from inspect_ai.scorer import Score, Target, mean, scorer
 from inspect_ai.solver import Generate, TaskState, solver
 
 from scorers.unparsed import UnparsedAnswers, unparsed_record
-from tests import fake_judge
 from tests.conftest import data_folder
+from tests.support import fake_judge
 
 COMMAND = str(Path(sys.executable).parent / "judge-meta-eval")
 

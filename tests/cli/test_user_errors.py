@@ -15,8 +15,8 @@ import pytest
 
 from judge_data.inspect_private import PrerequisiteError
 from judge_data.options import OptionError
-from tests.cli import INSPECT, create_task, one_clean_message, run_cli, task_options
 from tests.conftest import DATA_ROOT
+from tests.support.commands import INSPECT, create_task, one_clean_message, run_cli, task_options
 
 
 def write_bad_inputs(folder: Path) -> Path:

@@ -25,8 +25,8 @@ from scorers.criteria_consistency import (
 )
 from solvers.criteria_lists import criteria_prompt, parse_criteria_list
 from tests.conftest import data_folder
-from tests.dhp.test_inspect_integration import eval_in_process, metrics_of, run_inspect
-from tests.fake_judge import by_temperature, constant
+from tests.support.fake_judge import by_temperature, constant
+from tests.support.inspect_runs import eval_in_process, metrics_of, run_inspect
 
 DATASETS = ("eli5", "rocstories", "self_instruct")
 

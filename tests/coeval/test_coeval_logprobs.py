@@ -16,8 +16,8 @@ from solvers.logprob_scoring import LogprobRating, stored_rating
 from solvers.stepwise import OVERALL, history_answer
 from tests.coeval.test_coeval_criteria import coeval_folder
 from tests.coeval.test_coeval_scoring import _criterion_names
-from tests.dhp.test_inspect_integration import eval_command, metrics_of, run_command, run_inspect
-from tests.fake_judge import Positions, constant, reads_conversation
+from tests.support.fake_judge import Positions, constant, reads_conversation
+from tests.support.inspect_runs import eval_command, metrics_of, run_command, run_inspect
 
 SPACE_THEN_DIGIT: Positions = [[(" ", 0.6), ("4", 0.4)], [("3", 0.5), ("2", 0.5)]]
 """P(4) = 0.4, P(3) = P(2) = 0.6 * 0.5 = 0.3: expected 4 * 0.4 + 3 * 0.3 + 2 * 0.3 = 3.1 on mass 1. The judge

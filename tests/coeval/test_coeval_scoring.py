@@ -21,8 +21,8 @@ from judge_data.options import OptionError
 from scorers.coeval import coeval_agreement
 from solvers.stepwise import OVERALL, scoring_turns
 from tests.coeval.test_coeval_criteria import DATASETS, coeval_folder, served_public_copy
-from tests.dhp.test_inspect_integration import eval_command, eval_in_process, metrics_of, run_command
-from tests.fake_judge import constant, reads_conversation
+from tests.support.fake_judge import constant, reads_conversation
+from tests.support.inspect_runs import eval_command, eval_in_process, metrics_of, run_command
 
 # --- data -------------------------------------------------------------------------------------------------------
 

@@ -19,9 +19,9 @@ from judge_data.human import HumanCriterion
 from judge_report.runs import read_runs
 from judge_report.tables import build_report
 from solvers.judge_template import ADHERENCE_PLACEHOLDERS, DHP_PLACEHOLDERS, FBI_PLACEHOLDERS, load_judge_template
-from tests.cli import INSPECT, create_task, one_clean_message, run_cli, task_options
-from tests.dhp.test_inspect_integration import metrics_of, originals_of
-from tests.fake_judge import serve
+from tests.support.commands import INSPECT, create_task, one_clean_message, run_cli, task_options
+from tests.support.fake_judge import serve
+from tests.support.inspect_runs import metrics_of, originals_of
 
 DHP_TEMPLATE = "Judge the {criterion} of this text from {low} to {high}.\nTEXT<<{text}>>\n{request}"
 FBI_TEMPLATE = "Question: {question}\nANSWER<<{answer}>>\nGrade it from {low} to {high}. {request}"

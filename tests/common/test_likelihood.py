@@ -18,10 +18,10 @@ from inspect_ai.model import get_model
 from judge_data.inspect_private import PrerequisiteError
 from solvers import likelihood
 from solvers.likelihood import SEPARATOR, STORE_KEY, response_likelihood, response_token_start, scored_text
-from tests.cli import INSPECT, one_clean_message, only_log, run_cli
-from tests.fake_completions import serve, toy_tokens
+from tests.support.commands import INSPECT, one_clean_message, only_log, run_cli
+from tests.support.fake_completions import serve, toy_tokens
 
-TASK_FILE = Path(__file__).resolve().parents[1] / "likelihood_task.py"
+TASK_FILE = Path(__file__).resolve().parents[1] / "support" / "likelihood_task.py"
 
 
 def score(model, context, response):

@@ -15,16 +15,9 @@ from judge_data.human import load_criteria, load_items
 from scorers.discernment import discernment
 from tests.adherence.test_adherence_integration import _ITEM, unambiguous_seed
 from tests.conftest import data_folder
-from tests.dhp.test_inspect_integration import (
-    INSPECT,
-    eval_command,
-    eval_in_process,
-    metrics_of,
-    originals_of,
-    run_command,
-    run_inspect,
-)
-from tests.fake_judge import Positions, constant, judged_text
+from tests.dhp.test_inspect_integration import INSPECT
+from tests.support.fake_judge import Positions, constant, judged_text
+from tests.support.inspect_runs import eval_command, eval_in_process, metrics_of, originals_of, run_command, run_inspect
 
 pytestmark = pytest.mark.integration
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from scorers.unparsed import unparsed_record, unparsed_warning
-from tests.dhp.test_inspect_integration import eval_in_process, metrics_of
-from tests.fake_judge import reads_request
+from tests.support.fake_judge import reads_request
+from tests.support.inspect_runs import eval_in_process, metrics_of
 
 
 def test_the_warning_names_the_share_and_two_distinct_shortened_examples():

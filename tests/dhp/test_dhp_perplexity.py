@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests import fake_completions
-from tests.cli import INSPECT, only_log, run_cli, task_options
-from tests.dhp.test_inspect_integration import metrics_of, originals_of
+from tests.support import fake_completions
+from tests.support.commands import INSPECT, only_log, run_cli, task_options
+from tests.support.inspect_runs import metrics_of, originals_of
 
 pytestmark = pytest.mark.integration
 

@@ -4,93 +4,22 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import subprocess
 import threading
 from pathlib import Path
-from unittest.mock import patch
 
 import pytest
-from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, read_eval_log
-from inspect_ai.model import Model, get_model
 
 from dhp_tasks.data import DATASETS
 from dhp_tasks.definition import DHP
 from dhp_tasks.perturbations import PERTURBATIONS
 from judge_data.inspect_private import PrerequisiteError
 from scorers.discernment import discernment
-from tests.cli import INSPECT, create_task, only_log, run_cli, task_options
-from tests.fake_judge import constant, judged_text, knows_originals, serve
+from tests.support.commands import INSPECT, create_task
+from tests.support.fake_judge import constant, judged_text, knows_originals
+from tests.support.inspect_runs import eval_command, eval_in_process, metrics_of, originals_of, run_command, run_inspect
 
 pytestmark = pytest.mark.integration
-
-
-def run_command(
-    command: list[str], answer, tmp_path: Path, expect_success: bool = True, top_logprobs=None
-) -> tuple[subprocess.CompletedProcess, list[dict]]:
-    """Run an ``inspect`` command in a subprocess against the fake judge; return its result and the judge's requests."""
-    with serve(answer, top_logprobs) as (url, calls):
-        env = {"FAKEJUDGE_BASE_URL": url, "FAKEJUDGE_API_KEY": "test"}
-        result = run_cli(command, tmp_path, env, expect_success=expect_success)
-    return result, calls
-
-
-def eval_command(task: str, *task_args: str, extra_args: tuple[str, ...] = ()) -> list[str]:
-    return [
-        INSPECT, "eval", task, "--model", "openai-api/fakejudge/judge", "--log-format", "json", "--display", "plain",
-        *task_options(*task_args), *extra_args,
-    ]  # fmt: skip
-
-
-def run_inspect(
-    task: str, answer, tmp_path: Path, *task_args: str, extra_args: tuple[str, ...] = (), top_logprobs=None
-) -> tuple[EvalLog, list[dict]]:
-    """Run ``inspect eval`` in a subprocess against the fake judge; return the log and the judge's requests."""
-    command = eval_command(task, *task_args, extra_args=extra_args)
-    _, calls = run_command(command, answer, tmp_path, top_logprobs=top_logprobs)
-    return only_log(tmp_path / "logs"), calls
-
-
-def eval_in_process(
-    task: str,
-    answer,
-    tmp_path: Path,
-    *task_args: str,
-    top_logprobs=None,
-    roles: dict[str, str] | None = None,
-    **options,
-) -> tuple[EvalLog, list[dict]]:
-    """What :func:`run_inspect` gives, run by ``inspect_ai.eval`` in this process, for tests of what a run computes
-    rather than of the command: the same task and options, the fake judge reached through the same ``openai-api/``
-    provider (``roles`` maps model roles to other names served by it), and the JSON log read back from its file.
-    Its scorers are registered without the installed package's name (the source tree shadows the package here),
-    so a log that ``inspect score`` reads again comes from :func:`run_inspect`."""
-    with serve(answer, top_logprobs) as (url, calls):
-
-        def fake(name: str) -> Model:
-            return get_model(f"openai-api/fakejudge/{name}", base_url=url, api_key="test", memoize=False)
-
-        with patch.dict(os.environ, {"INSPECT_CACHE_DIR": str(tmp_path / "cache")}):
-            inspect_eval(
-                create_task(task, *task_args),
-                model=fake("judge"),
-                model_roles={role: fake(name) for role, name in (roles or {}).items()} or None,
-                log_dir=str(tmp_path / "logs"),
-                log_format="json",
-                display="none",
-                **options,
-            )
-    return only_log(tmp_path / "logs"), calls
-
-
-def metrics_of(log: EvalLog) -> dict[str, float]:
-    return {name: metric.value for name, metric in log.results.scores[0].metrics.items()}
-
-
-def originals_of(dataset: str, data_dir: Path, n: int) -> set[str]:
-    task = create_task(f"dhp_tasks/{dataset}", f"data_dir={data_dir}", f"n={n}", "repeats=1")
-    return {sample.input for sample in task.dataset if sample.metadata["perturbation"] == "original"}
 
 
 def test_constant_judge_has_no_discernment(tmp_path, dhp_data):

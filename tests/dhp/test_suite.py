@@ -13,9 +13,9 @@ from dhp_tasks.data import DATASETS
 from dhp_tasks.suite import SUITE_FORMAT, all_perturbations, build_suite, read_suite, write_suite
 from judge_data import DataError, OptionError
 from judge_report.cli import run as judge_report
-from tests.cli import BIN, run_cli
-from tests.dhp.test_inspect_integration import metrics_of, run_inspect
-from tests.fake_judge import knows_originals, perturber, serve
+from tests.support.commands import BIN, run_cli
+from tests.support.fake_judge import knows_originals, perturber, serve
+from tests.support.inspect_runs import metrics_of, run_inspect
 
 DHP_BUILD = str(BIN / "dhp-build")
 

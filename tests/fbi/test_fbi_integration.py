@@ -10,8 +10,8 @@ import pytest
 
 from fbi_tasks.data import load_items
 from fbi_tasks.definition import FBI
-from tests.dhp.test_inspect_integration import eval_in_process, metrics_of, run_inspect
-from tests.fake_judge import Answer, constant, knows_gold
+from tests.support.fake_judge import Answer, constant, knows_gold
+from tests.support.inspect_runs import eval_in_process, metrics_of, run_inspect
 
 pytestmark = pytest.mark.integration
 

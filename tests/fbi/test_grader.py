@@ -23,9 +23,9 @@ from judge_report.runs import Run, grader_name, read_runs
 from judge_report.tables import build_report
 from scorers.grader import grade_value
 from solvers.grader import arguments_hash, load_grader, scorer_arguments
-from tests.cli import create_task
-from tests.dhp.test_inspect_integration import eval_command, eval_in_process, metrics_of, originals_of, run_command
-from tests.fake_judge import reads_request, serve
+from tests.support.commands import create_task
+from tests.support.fake_judge import reads_request, serve
+from tests.support.inspect_runs import eval_command, eval_in_process, metrics_of, originals_of, run_command
 
 ITEMS = ("abilities=factual,score_invariant", "per_category=1")
 """Six factual items (one per category) and one score-invariant edit."""

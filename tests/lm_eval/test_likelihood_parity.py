@@ -16,12 +16,12 @@ from judge_data import OptionError
 from lm_eval_tasks.utils import collect_likelihood, docs
 from scorers.likelihood import normalized_logprob
 from solvers.likelihood import response_bytes
-from tests import fake_completions
 from tests.adherence.test_adherence_integration import unambiguous_seed
-from tests.cli import INSPECT, only_log, run_cli, task_options
 from tests.conftest import data_folder
-from tests.dhp.test_inspect_integration import metrics_of, originals_of
-from tests.lm_eval.test_lm_eval_parity import compare, lm_eval_metrics, print_rows, run_lm_eval
+from tests.support import fake_completions
+from tests.support.commands import INSPECT, only_log, run_cli, task_options
+from tests.support.inspect_runs import metrics_of, originals_of
+from tests.support.lm_eval_runs import compare, lm_eval_metrics, print_rows, run_lm_eval
 
 # the toy server's tokens of "Tom ran.\n\nHe fell down." after BOS: the continuation "\n\nHe fell down." is
 # positions 4-7, log-probabilities -5, -6, -7, -8 (sum -26) over 4 tokens and 13 response bytes

@@ -9,7 +9,7 @@ import pytest
 
 from judge_data.local_judge import GGUF_FILE
 from lm_eval_tasks import TASK_DIR
-from tests.lm_eval.test_lm_eval_parity import lm_eval_metrics, run_lm_eval
+from tests.support.lm_eval_runs import lm_eval_metrics, run_lm_eval
 
 pytestmark = pytest.mark.local_judge
 

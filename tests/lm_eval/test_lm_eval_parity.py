@@ -22,71 +22,25 @@ from inspect_ai.log import EvalLog
 from coeval_tasks import data as coeval_data
 from dhp_tasks.prompts import TEXT_KINDS
 from judge_data.human import load_criteria, load_items
-from lm_eval_tasks import TASK_DIR
 from lm_eval_tasks.tasks import TASKS
 from scorers.discernment import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, ScoreRecord, interval_names
 from scorers.values import JSON_ONLY_METRICS
 from solvers.criteria_lists import criteria_prompt
 from tests.adherence.test_adherence_integration import _ITEM as ADHERENCE_ITEM
 from tests.adherence.test_adherence_integration import knows_the_humans, unambiguous_seed
-from tests.cli import LM_EVAL, run_cli
 from tests.coeval.test_coeval_criteria import coeval_folder, minilm  # noqa: F401 (minilm is a fixture)
 from tests.conftest import data_folder
 from tests.dhp.test_discernment import median_centred_bounds, slow_bootstrap
-from tests.dhp.test_inspect_integration import metrics_of, originals_of, run_inspect
-from tests.fake_judge import Answer, judged_text, reads_request, serve
+from tests.support.fake_judge import Answer, judged_text, reads_request, serve
+from tests.support.inspect_runs import metrics_of, originals_of, run_inspect
+from tests.support.lm_eval_runs import compare, lm_eval_metrics, print_rows, run_lm_eval, run_lm_eval_chat, same
 
 pytestmark = pytest.mark.integration
-
-OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
 
 
 def _draw(prompt: str, choices: int) -> int:
     """A number in ``range(choices)`` fixed by the prompt, so every harness and every repeat gets the same answer."""
     return int(hashlib.sha256(prompt.encode()).hexdigest(), 16) % choices
-
-
-def lm_eval_results(output_path: Path) -> dict:
-    files = sorted(output_path.rglob("results_*.json"))
-    assert len(files) == 1, files
-    return json.loads(files[0].read_text())
-
-
-def run_lm_eval(
-    tasks: list[str], metadata: dict, tmp_path: Path, model: str, model_args: str, extra: tuple[str, ...] = ()
-) -> dict:
-    """Run the real ``lm_eval`` command on the plugin's tasks; return its results JSON."""
-    command = [
-        LM_EVAL, "--model", model, "--model_args", model_args, "--tasks", ",".join(tasks), "--include_path", TASK_DIR,
-        "--metadata", json.dumps(metadata), "--output_path", str(tmp_path / "lm_eval"), *extra,
-    ]  # fmt: skip
-    run_cli(command, tmp_path, OFFLINE, timeout=900)
-    return lm_eval_results(tmp_path / "lm_eval")
-
-
-def run_lm_eval_chat(judge: Answer, tasks: list[str], metadata: dict, tmp_path: Path) -> tuple[dict, list, float]:
-    """:func:`run_lm_eval` through ``local-chat-completions`` against ``judge`` served on 127.0.0.1: the results
-    JSON, the requests the judge received, and the wall time of the run."""
-    started = time.perf_counter()
-    with serve(judge) as (url, calls):
-        results = run_lm_eval(
-            tasks,
-            metadata,
-            tmp_path,
-            "local-chat-completions",
-            f"model=judge,base_url={url}/chat/completions,num_concurrent=1",
-            ("--apply_chat_template",),
-        )
-    return results, calls, time.perf_counter() - started
-
-
-def lm_eval_metrics(results: dict, task: str) -> dict[str, float]:
-    """``{metric: value}`` of one task, from lm-eval's ``metric,filter`` keys (filter ``none``)."""
-    return {
-        key.removesuffix(",none"): value
-        for key, value in results["results"][task].items()
-        if key.endswith(",none") and "_stderr" not in key
-    }
 
 
 def partly_discerning(originals: set[str]) -> Answer:
@@ -138,10 +92,6 @@ def logged_records(log: EvalLog) -> list[ScoreRecord]:
         meta = sample.metadata
         records.append(ScoreRecord(str(meta["item_id"]), meta["perturbation"], meta.get("level"), scores))
     return records
-
-
-def same(a: float, b: float) -> bool:
-    return (math.isnan(a) and math.isnan(b)) or abs(a - b) <= 1e-9
 
 
 def test_lm_eval_and_inspect_report_the_same_numbers(tmp_path, dhp_data, fbi_data):
@@ -342,25 +292,6 @@ def test_lm_eval_and_inspect_report_the_same_coeval_numbers(tmp_path, minilm):  
     assert all(not math.isnan(value) and same(inspect_direct[name], value) for name, value in pairs.items()), pairs
     assert results["higher_is_better"]["coeval_criteria_self_instruct"]["missed"] is False
     assert len(rows) == 8 + 19 + len(pairs)  # the criteria task's 8: cc, icc, ..., identical_lists
-
-
-def compare(inspect_metrics: dict[str, float], results: dict, name: str) -> list[tuple[str, str, float, float]]:
-    """Every metric lm-eval reports for ``name`` equals inspect's (to 1e-9), or is NaN where inspect has none."""
-    rows = []
-    for metric, value in lm_eval_metrics(results, name).items():
-        if metric in inspect_metrics:
-            rows.append((name, metric, inspect_metrics[metric], value))
-            assert same(inspect_metrics[metric], value), (name, metric, inspect_metrics[metric], value)
-        else:
-            assert math.isnan(value), (name, metric, value)
-    return rows
-
-
-def print_rows(rows: list[tuple[str, str, float, float]]) -> None:
-    print(f"\n{'task':26} {'metric':56} {'inspect':>22} {'lm-eval':>22} {'difference':>11}")
-    for name, metric, ours_value, theirs_value in rows:
-        difference = 0.0 if math.isnan(ours_value) else theirs_value - ours_value
-        print(f"{name:26} {metric:56} {ours_value:22.15g} {theirs_value:22.15g} {difference:11.3g}")
 
 
 def human_scored_folder(folder: Path, n: int) -> Path:

@@ -23,9 +23,9 @@ from judge_report.exports import lm_eval_results, model_card_metadata
 from judge_report.runs import Run
 from judge_report.tables import Cell, Table, build_report, sort_rows
 from scorers.criteria_consistency import IDENTICAL_LISTS
-from tests.cli import BIN, INSPECT, run_cli, task_options
 from tests.conftest import data_folder
-from tests.fake_judge import by_temperature, constant, knows_gold, knows_originals, serve
+from tests.support.commands import BIN, INSPECT, run_cli, task_options
+from tests.support.fake_judge import by_temperature, constant, knows_gold, knows_originals, serve
 
 JUDGES = ("judge-a", "judge-b", "judge-c")
 """judge-c is judge-a's exact twin: the same answers to every prompt."""

@@ -1,4 +1,4 @@
-"""A test-only task for ``inspect eval tests/likelihood_task.py@likelihood_check``: likelihood scoring end to end."""
+"""A test-only task for ``inspect eval tests/support/likelihood_task.py@likelihood_check``: likelihood scoring end to end."""
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import Sample

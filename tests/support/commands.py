@@ -1,0 +1,77 @@
+"""The installed commands (``inspect``, ``lm_eval``, ...) run in a subprocess as a user runs them, for the
+integration tests: one place for the environment, the time limit and the checks on exit status and output."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+from inspect_ai import Task
+from inspect_ai.log import EvalLog, read_eval_log
+
+from judge_data.inspect_private import parse_cli_args
+
+BIN = Path(sys.executable).parent
+INSPECT = str(BIN / "inspect")
+"""The installed ``inspect`` command (not ``python -m``, which would import the source tree instead)."""
+LM_EVAL = str(BIN / "lm_eval")
+"""The installed ``lm_eval`` command."""
+
+
+def task_options(*pairs: str) -> list[str]:
+    """``-T name=value`` for each pair, as ``inspect eval`` takes task options."""
+    return [arg for pair in pairs for arg in ("-T", pair)]
+
+
+def run_cli(
+    command: list[str],
+    tmp_path: Path,
+    env: Mapping[str, str] | None = None,
+    *,
+    expect_success: bool = True,
+    timeout: int = 600,
+) -> subprocess.CompletedProcess:
+    """Run ``command`` in ``tmp_path`` with inspect's cache and default log folder under it (``cache/``, ``logs/``)
+    and a wide terminal, so rich does not wrap messages; with ``expect_success``, assert it exits 0."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    environment = dict(
+        os.environ,
+        INSPECT_CACHE_DIR=str(tmp_path / "cache"),
+        INSPECT_LOG_DIR=str(tmp_path / "logs"),
+        COLUMNS="400",
+        **(env or {}),
+    )
+    result = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=timeout, cwd=tmp_path)
+    if expect_success:
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
+    return result
+
+
+def one_clean_message(result: subprocess.CompletedProcess) -> str:
+    """The output of a command that had to fail, checked to be a non-zero exit without a traceback; its words
+    joined by single spaces, so a check of a message does not depend on where the terminal wrapped it."""
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    assert "Traceback" not in output and 'File "' not in output, output
+    return " ".join(output.split())
+
+
+def only_log(log_dir: Path) -> EvalLog:
+    """The one JSON log in ``log_dir``, checked to be a successful run."""
+    logs = sorted(log_dir.glob("*.json"))
+    assert len(logs) == 1, logs
+    log = read_eval_log(str(logs[0]))
+    assert log.status == "success", log.error
+    return log
+
+
+def create_task(name: str, *task_args: str) -> Task:
+    """The task ``inspect eval NAME -T ...`` creates: the plugin's task function called with the options as the
+    CLI parses them. For runs in the test process, where the source tree shadows the installed package and
+    inspect's registry would not find the task under its package name."""
+    package, function = name.split("/")
+    return getattr(importlib.import_module(f"{package}._registry"), function)(**parse_cli_args(list(task_args)))
