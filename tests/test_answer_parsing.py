@@ -1,6 +1,6 @@
 import pytest
 
-from scorers.answer_parsing import parse_rating, parse_verdict, parse_yes_no
+from solvers.reading.shapes import parse_rating, parse_verdict, parse_yes_no
 
 
 @pytest.mark.parametrize(

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from fbi_tasks.prompts import rating_shape
-from scorers.answer_parsing import VERDICT, parse_rating, parse_verdict, parse_yes_no, read_answer
-from solvers.answer_format import json_request
+from solvers.reading.json_answers import json_request
+from solvers.reading.shapes import VERDICT, parse_rating, parse_verdict, parse_yes_no, read_answer
 from tests.conftest import data_folder
 
 CORPUS = Path(__file__).parent / "data" / "judge_answers"

@@ -13,7 +13,7 @@ from inspect_ai.model import GenerateConfig, ResponseSchema
 from inspect_ai.util import JSONSchema
 
 from judge_data.options import OptionError
-from scorers.answer_parsing import (
+from solvers.reading.shapes import (
     ANSWER_FORMATS,
     JSON_FIELDS,
     VERDICT_VALUES,
