@@ -40,6 +40,7 @@ from scorers.likelihood import DEFAULT_NORMALIZATION, Normalization, likelihood_
 from solvers.judge import sample_prompts
 from solvers.judge_template import ADHERENCE_PLACEHOLDERS, JudgeTemplate, check_template_scoring, load_judge_template
 from solvers.likelihood import score_likelihood
+from solvers.reading.formats import AnswerFormat
 from solvers.reading.json_answers import answer_config, check_answer_format
 from solvers.reading.logprobs import (
     DEFAULT_MIN_MASS,
@@ -50,7 +51,6 @@ from solvers.reading.logprobs import (
     max_tokens_for,
     whole_number_scale,
 )
-from solvers.reading.shapes import AnswerFormat
 
 logger = logging.getLogger(__name__)
 

@@ -7,8 +7,8 @@ from adherence_tasks.prompts import SETTINGS
 from judge_data.definitions import ALL, Headline, Option, SuiteDefinition
 from scorers.likelihood import DEFAULT_NORMALIZATION, NORMALIZATIONS
 from solvers.judge_template import ADHERENCE_PLACEHOLDERS
+from solvers.reading.formats import ANSWER_FORMATS
 from solvers.reading.logprobs import DEFAULT_MIN_MASS, SCORINGS
-from solvers.reading.shapes import ANSWER_FORMATS
 
 ADHERENCE = SuiteDefinition(
     name="adherence",

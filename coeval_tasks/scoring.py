@@ -22,9 +22,9 @@ from judge_data import DataError, names_option
 from judge_data.human import HumanCriterion, HumanItem, choose_criteria, select_items
 from scorers.adherence import ReadAnswer, criterion_ratings
 from scorers.coeval import coeval_agreement
+from solvers.reading.formats import AnswerFormat
 from solvers.reading.json_answers import check_answer_format
 from solvers.reading.logprobs import DEFAULT_MIN_MASS, RatingScoring, check_rating_scoring, whole_number_scale
-from solvers.reading.shapes import AnswerFormat
 from solvers.stepwise import OVERALL, Mode, converse, item_text, scoring_turns
 
 DEFAULTS = COEVAL_SCORING.default_values

@@ -11,8 +11,8 @@ from scorers.dhp import HEADLINES
 from scorers.discernment import Combination
 from scorers.likelihood import DEFAULT_NORMALIZATION, NORMALIZATIONS
 from solvers.judge_template import DHP_PLACEHOLDERS
+from solvers.reading.formats import ANSWER_FORMATS
 from solvers.reading.logprobs import DEFAULT_MIN_MASS, SCORINGS
-from solvers.reading.shapes import ANSWER_FORMATS
 
 ALL_PERTURBATIONS = "all"
 

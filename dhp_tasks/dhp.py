@@ -43,9 +43,9 @@ from solvers.judge_template import (
     templated_prompt,
 )
 from solvers.likelihood import score_likelihood
+from solvers.reading.formats import AnswerFormat
 from solvers.reading.json_answers import check_answer_format
 from solvers.reading.logprobs import DEFAULT_MIN_MASS, SCORINGS, Scoring, check_rating_scoring
-from solvers.reading.shapes import AnswerFormat
 
 logger = logging.getLogger(__name__)
 

@@ -9,8 +9,8 @@ from scorers.fbi import HEADLINES
 from scorers.grader import SCORER_ERRORS
 from solvers.grader import TARGETS
 from solvers.judge_template import FBI_PLACEHOLDERS
+from solvers.reading.formats import ANSWER_FORMATS
 from solvers.reading.logprobs import DEFAULT_MIN_MASS, RATING_SCORINGS
-from solvers.reading.shapes import ANSWER_FORMATS
 
 FBI = SuiteDefinition(
     name="fbi",

@@ -35,6 +35,7 @@ from judge_data import OptionError, names_option
 from scorers.fbi import Paradigm, blind_spot_judgments, blind_spot_rates
 from solvers.judge import answer_prompts
 from solvers.judge_template import FBI_PLACEHOLDERS, JudgeTemplate, load_judge_template
+from solvers.reading.formats import AnswerFormat
 from solvers.reading.json_answers import answer_config, check_answer_format
 from solvers.reading.logprobs import (
     RatingScoring,
@@ -42,7 +43,7 @@ from solvers.reading.logprobs import (
     logprob_prompts,
     max_tokens_for,
 )
-from solvers.reading.shapes import VERDICT, AnswerFormat
+from solvers.reading.shapes import VERDICT
 
 DEFAULTS = FBI.default_values
 

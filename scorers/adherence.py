@@ -17,6 +17,7 @@ from scorers.system_agreement import SYSTEM_JUDGE_CONSTANT, system_agreement
 from scorers.unparsed import register_warning_hook, unparsed_record
 from scorers.values import JSON_FALLBACKS, as_float, json_fallbacks
 from solvers.judge import PROMPTS_STORE_KEY, SAMPLES_STORE_KEY
+from solvers.reading.formats import AnswerFormat
 from solvers.reading.logprobs import (
     DEFAULT_MIN_MASS,
     LOGPROBS_STORE_KEY,
@@ -25,7 +26,7 @@ from solvers.reading.logprobs import (
     rating_details,
     stored_rating,
 )
-from solvers.reading.shapes import YES_NO, AnswerFormat, AnswerShape, Reading, read_answer
+from solvers.reading.shapes import YES_NO, AnswerShape, Reading, read_answer
 
 logger = logging.getLogger(__name__)
 

@@ -36,6 +36,7 @@ from scorers.blind_spots import (
 from scorers.unparsed import register_warning_hook, unparsed_record
 from scorers.values import JSON_FALLBACKS, as_float, headlines_first, json_fallbacks
 from solvers.judge import ANSWERS_STORE_KEY, PROMPTS_STORE_KEY
+from solvers.reading.formats import AnswerFormat
 from solvers.reading.json_answers import answer_config
 from solvers.reading.logprobs import (
     DEFAULT_MIN_MASS,
@@ -45,7 +46,7 @@ from solvers.reading.logprobs import (
     rating_details,
     stored_rating,
 )
-from solvers.reading.shapes import VERDICT, YES_NO, AnswerFormat, AnswerShape, read_answer
+from solvers.reading.shapes import VERDICT, YES_NO, AnswerShape, read_answer
 
 Paradigm = Literal["single", "pairwise", "reference"]
 

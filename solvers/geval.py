@@ -10,9 +10,10 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from judge_data import OptionError
 from solvers.judge import ANSWERS_STORE_KEY, PROMPTS_STORE_KEY, ask_prompts
+from solvers.reading.formats import AnswerFormat
 from solvers.reading.json_answers import answer_config, json_request
 from solvers.reading.logprobs import RatingScoring, ask_logprobs, max_tokens_for
-from solvers.reading.shapes import AnswerFormat, AnswerShape
+from solvers.reading.shapes import AnswerShape
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from judge_data.human import HumanCriterion
 from solvers.judge import PROMPTS_STORE_KEY, SAMPLES_STORE_KEY
+from solvers.reading.formats import AnswerFormat
 from solvers.reading.json_answers import answer_config, json_request
 from solvers.reading.logprobs import (
     DEFAULT_MIN_MASS,
@@ -35,7 +36,7 @@ from solvers.reading.logprobs import (
     rate_by_logprobs,
     stored_answer,
 )
-from solvers.reading.shapes import AnswerFormat, AnswerShape
+from solvers.reading.shapes import AnswerShape
 
 Mode = Literal["step_by_step", "direct"]
 MODES: tuple[Mode, ...] = ("step_by_step", "direct")
