@@ -36,13 +36,13 @@ from judge_data.human import (
 )
 from judge_data.options import OptionError
 from scorers.adherence import CriterionSpec, ReadAnswer, criterion_ratings, human_agreement
-from scorers.answer_parsing import AnswerFormat
 from scorers.likelihood import DEFAULT_NORMALIZATION, Normalization, likelihood_scores
-from solvers.answer_format import answer_config, check_answer_format
 from solvers.judge import sample_prompts
 from solvers.judge_template import ADHERENCE_PLACEHOLDERS, JudgeTemplate, check_template_scoring, load_judge_template
 from solvers.likelihood import score_likelihood
-from solvers.logprob_scoring import (
+from solvers.reading.formats import AnswerFormat
+from solvers.reading.json_answers import answer_config, check_answer_format
+from solvers.reading.logprobs import (
     DEFAULT_MIN_MASS,
     SCORINGS,
     Scoring,

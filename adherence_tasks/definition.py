@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from adherence_tasks.prompts import SETTINGS
 from judge_data.definitions import ALL, Headline, Option, SuiteDefinition
-from scorers.answer_parsing import ANSWER_FORMATS
 from scorers.likelihood import DEFAULT_NORMALIZATION, NORMALIZATIONS
 from solvers.judge_template import ADHERENCE_PLACEHOLDERS
-from solvers.logprob_scoring import DEFAULT_MIN_MASS, SCORINGS
+from solvers.reading.formats import ANSWER_FORMATS
+from solvers.reading.logprobs import DEFAULT_MIN_MASS, SCORINGS
 
 ADHERENCE = SuiteDefinition(
     name="adherence",

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from judge_data.human import HumanCriterion
-from scorers.answer_parsing import YES_NO, AnswerFormat, AnswerShape
-from solvers.answer_format import json_request
 from solvers.judge_template import JudgeTemplate
+from solvers.reading.formats import AnswerFormat
+from solvers.reading.json_answers import json_request
+from solvers.reading.shapes import YES_NO, AnswerShape
 
 Setting = Literal["generic", "criterion", "rubric"]
 SETTINGS: tuple[Setting, ...] = ("generic", "criterion", "rubric")

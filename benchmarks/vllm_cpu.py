@@ -20,7 +20,7 @@ Runs in the project's environment (inspect, transformers). It
    - ``num_choices``: 5 ratings as one request with ``n=5`` (the task's ``repeats=5``);
    - ``logprobs``: the task's ``scoring=logprobs``: one request per prompt at temperature 0 with the
      top-20 log-probabilities of the first tokens; the rating is their expectation
-     (``solvers.logprob_scoring``);
+     (``solvers.reading.logprobs``);
 
    and reads from the server's ``/metrics`` the requests, prompt and generated tokens, and the
    prefix-cache hit rate (cached prompt tokens / prompt tokens queried), with the wall time of the run;

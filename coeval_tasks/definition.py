@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from coeval_tasks.data import COEVAL_COMMIT, COEVAL_REPO, DATASETS
 from judge_data.definitions import ALL, Headline, Option, SuiteDefinition
-from scorers.answer_parsing import ANSWER_FORMATS
 from scorers.criteria_consistency import DEFAULT_EMBEDDER, DEFAULT_MATCH_THRESHOLD
-from solvers.logprob_scoring import DEFAULT_MIN_MASS, RATING_SCORINGS
+from solvers.reading.formats import ANSWER_FORMATS
+from solvers.reading.logprobs import DEFAULT_MIN_MASS, RATING_SCORINGS
 from solvers.stepwise import MODES
 
 PAPER = (

@@ -21,10 +21,10 @@ from coeval_tasks.definition import COEVAL_SCORING
 from judge_data import DataError, names_option
 from judge_data.human import HumanCriterion, HumanItem, choose_criteria, select_items
 from scorers.adherence import ReadAnswer, criterion_ratings
-from scorers.answer_parsing import AnswerFormat
 from scorers.coeval import coeval_agreement
-from solvers.answer_format import check_answer_format
-from solvers.logprob_scoring import DEFAULT_MIN_MASS, RatingScoring, check_rating_scoring, whole_number_scale
+from solvers.reading.formats import AnswerFormat
+from solvers.reading.json_answers import check_answer_format
+from solvers.reading.logprobs import DEFAULT_MIN_MASS, RatingScoring, check_rating_scoring, whole_number_scale
 from solvers.stepwise import OVERALL, Mode, converse, item_text, scoring_turns
 
 DEFAULTS = COEVAL_SCORING.default_values

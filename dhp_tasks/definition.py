@@ -7,12 +7,12 @@ from typing import get_args
 from dhp_tasks.data import DATASETS
 from dhp_tasks.prompts import TEXT_KINDS
 from judge_data.definitions import ALL, Headline, Option, SuiteDefinition
-from scorers.answer_parsing import ANSWER_FORMATS
 from scorers.dhp import HEADLINES
 from scorers.discernment import Combination
 from scorers.likelihood import DEFAULT_NORMALIZATION, NORMALIZATIONS
 from solvers.judge_template import DHP_PLACEHOLDERS
-from solvers.logprob_scoring import DEFAULT_MIN_MASS, SCORINGS
+from solvers.reading.formats import ANSWER_FORMATS
+from solvers.reading.logprobs import DEFAULT_MIN_MASS, SCORINGS
 
 ALL_PERTURBATIONS = "all"
 

@@ -31,11 +31,9 @@ from dhp_tasks.perturbations import (
 from dhp_tasks.prompts import TEXT_KINDS, TextKind
 from dhp_tasks.suite import all_perturbations, read_suite, rule_variants
 from judge_data import DataError, OptionError, id_field, names_option, optional_text_field, read_jsonl, text_field
-from scorers.answer_parsing import AnswerFormat
 from scorers.dhp import dhp_discernment, mean_ratings
 from scorers.discernment import Combination
 from scorers.likelihood import DEFAULT_NORMALIZATION, Normalization, likelihood_scores
-from solvers.answer_format import check_answer_format
 from solvers.geval import Criterion, rate_criteria
 from solvers.judge_template import (
     DHP_PLACEHOLDERS,
@@ -45,7 +43,9 @@ from solvers.judge_template import (
     templated_prompt,
 )
 from solvers.likelihood import score_likelihood
-from solvers.logprob_scoring import DEFAULT_MIN_MASS, SCORINGS, Scoring, check_rating_scoring
+from solvers.reading.formats import AnswerFormat
+from solvers.reading.json_answers import check_answer_format
+from solvers.reading.logprobs import DEFAULT_MIN_MASS, SCORINGS, Scoring, check_rating_scoring
 
 logger = logging.getLogger(__name__)
 

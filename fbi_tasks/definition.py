@@ -5,12 +5,12 @@ from __future__ import annotations
 from fbi_tasks.data import ABILITIES
 from fbi_tasks.prompts import DEFAULT_SCALE, PAIRWISE_STRATEGIES, REFERENCE_STRATEGIES, SINGLE_STRATEGIES
 from judge_data.definitions import ALL, Headline, Option, SuiteDefinition
-from scorers.answer_parsing import ANSWER_FORMATS
 from scorers.fbi import HEADLINES
 from scorers.grader import SCORER_ERRORS
 from solvers.grader import TARGETS
 from solvers.judge_template import FBI_PLACEHOLDERS
-from solvers.logprob_scoring import DEFAULT_MIN_MASS, RATING_SCORINGS
+from solvers.reading.formats import ANSWER_FORMATS
+from solvers.reading.logprobs import DEFAULT_MIN_MASS, RATING_SCORINGS
 
 FBI = SuiteDefinition(
     name="fbi",

@@ -32,17 +32,18 @@ from fbi_tasks.prompts import (
     single_prompt,
 )
 from judge_data import OptionError, names_option
-from scorers.answer_parsing import VERDICT, AnswerFormat
 from scorers.fbi import Paradigm, blind_spot_judgments, blind_spot_rates
-from solvers.answer_format import answer_config, check_answer_format
 from solvers.judge import answer_prompts
 from solvers.judge_template import FBI_PLACEHOLDERS, JudgeTemplate, load_judge_template
-from solvers.logprob_scoring import (
+from solvers.reading.formats import AnswerFormat
+from solvers.reading.json_answers import answer_config, check_answer_format
+from solvers.reading.logprobs import (
     RatingScoring,
     check_rating_scoring,
     logprob_prompts,
     max_tokens_for,
 )
+from solvers.reading.shapes import VERDICT
 
 DEFAULTS = FBI.default_values
 

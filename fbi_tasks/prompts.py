@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from scorers.answer_parsing import VERDICT, YES_NO, AnswerFormat, AnswerShape
-from solvers.answer_format import json_request
+from solvers.reading.formats import AnswerFormat
+from solvers.reading.json_answers import json_request
+from solvers.reading.shapes import VERDICT, YES_NO, AnswerShape
 
 SINGLE_STRATEGIES = ("vanilla_star", "vanilla", "rubric", "axis", "axis_rubric")
 PAIRWISE_STRATEGIES = ("pairwise_star", "pairwise", "rules", "axis", "axis_rules")

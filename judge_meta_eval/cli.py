@@ -31,7 +31,7 @@ from judge_meta_eval import dry_run
 from judge_meta_eval.presets import SUITES, Preset, PresetTask, load_preset, preset_names
 from scorers.criteria_consistency import DEFAULT_EMBEDDER
 from solvers.likelihood import gives_likelihoods
-from solvers.logprob_scoring import gives_logprobs
+from solvers.reading.logprobs import gives_logprobs
 
 DEFAULT_PRESET = "standard"
 DEFAULT_LOG_DIR = "logs/judge-meta-eval"

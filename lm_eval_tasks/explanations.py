@@ -23,8 +23,8 @@ from judge_data import DataError, OptionError, read_jsonl
 from lm_eval_tasks import JUDGMENTS_OPTION
 from lm_eval_tasks.documents import SampleAnswers
 from lm_eval_tasks.tasks import EXPLANATIONS, TASKS
-from scorers.answer_parsing import YES_NO, read_answer
 from scorers.fbi import explanation_checks, explanation_counts, explanation_metrics, judgments
+from solvers.reading.shapes import YES_NO, read_answer
 
 OPTIONS = {JUDGMENTS_OPTION: None}
 """The one option of the check (required): the judge run's samples file; it takes none of the judge tasks'."""

@@ -12,13 +12,13 @@ import numpy as np
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState
 
-from scorers.answer_parsing import YES_NO, AnswerFormat, AnswerShape, Reading, read_answer
 from scorers.correlation import CONSTANT_JUDGE, CriterionScores, agreement_report, undefined_reasons
 from scorers.system_agreement import SYSTEM_JUDGE_CONSTANT, system_agreement
 from scorers.unparsed import register_warning_hook, unparsed_record
 from scorers.values import JSON_FALLBACKS, as_float, json_fallbacks
 from solvers.judge import PROMPTS_STORE_KEY, SAMPLES_STORE_KEY
-from solvers.logprob_scoring import (
+from solvers.reading.formats import AnswerFormat
+from solvers.reading.logprobs import (
     DEFAULT_MIN_MASS,
     LOGPROBS_STORE_KEY,
     LogprobRating,
@@ -26,6 +26,7 @@ from solvers.logprob_scoring import (
     rating_details,
     stored_rating,
 )
+from solvers.reading.shapes import YES_NO, AnswerShape, Reading, read_answer
 
 logger = logging.getLogger(__name__)
 

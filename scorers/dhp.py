@@ -17,13 +17,14 @@ import numpy as np
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState
 
-from scorers.answer_parsing import AnswerFormat, AnswerShape, Reading, read_answer
 from scorers.discernment import BOOTSTRAP_RESAMPLES, Combination, ScoreRecord, discernment_report
 from scorers.unparsed import register_warning_hook, unparsed_record
 from scorers.values import JSON_FALLBACKS, as_float, headlines_first, json_fallbacks
 from solvers.geval import ANSWERS_STORE_KEY
 from solvers.judge import PROMPTS_STORE_KEY
-from solvers.logprob_scoring import DEFAULT_MIN_MASS, rating_details, stored_rating
+from solvers.reading.formats import AnswerFormat
+from solvers.reading.logprobs import DEFAULT_MIN_MASS, rating_details, stored_rating
+from solvers.reading.shapes import AnswerShape, Reading, read_answer
 
 logger = logging.getLogger(__name__)
 

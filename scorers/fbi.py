@@ -18,7 +18,6 @@ from inspect_ai.model import GenerateConfig, get_model, model_roles
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState
 
-from scorers.answer_parsing import VERDICT, YES_NO, AnswerFormat, AnswerShape, read_answer
 from scorers.blind_spots import (
     OUTCOMES,
     FailureRecord,
@@ -36,9 +35,10 @@ from scorers.blind_spots import (
 )
 from scorers.unparsed import register_warning_hook, unparsed_record
 from scorers.values import JSON_FALLBACKS, as_float, headlines_first, json_fallbacks
-from solvers.answer_format import answer_config
 from solvers.judge import ANSWERS_STORE_KEY, PROMPTS_STORE_KEY
-from solvers.logprob_scoring import (
+from solvers.reading.formats import AnswerFormat
+from solvers.reading.json_answers import answer_config
+from solvers.reading.logprobs import (
     DEFAULT_MIN_MASS,
     LOGPROBS_STORE_KEY,
     LogprobRating,
@@ -46,6 +46,7 @@ from solvers.logprob_scoring import (
     rating_details,
     stored_rating,
 )
+from solvers.reading.shapes import VERDICT, YES_NO, AnswerShape, read_answer
 
 Paradigm = Literal["single", "pairwise", "reference"]
 

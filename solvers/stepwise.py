@@ -8,7 +8,7 @@ the scorer parses them and ``inspect score`` can re-read a finished log.
 
 With ``scoring="logprobs"`` every turn asks for the score only (a score read from log-probabilities must
 be the first thing the judge writes, so there is no explanation) and is one request for a few tokens with
-their top log-probabilities, stored as :func:`solvers.logprob_scoring.logprob_prompts` leaves them. The
+their top log-probabilities, stored as :func:`solvers.reading.logprobs.logprob_prompts` leaves them. The
 judge's answer kept in the history for the later turns is its most probable on-scale score (the lowest
 of equally probable ones), written as a number; when the rating is a parse failure (less than
 ``min_mass`` on the scale) it is the text the judge generated, as an unparsable sampled answer would be.
@@ -24,10 +24,10 @@ from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageUser,
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from judge_data.human import HumanCriterion
-from scorers.answer_parsing import AnswerFormat, AnswerShape
-from solvers.answer_format import answer_config, json_request
 from solvers.judge import PROMPTS_STORE_KEY, SAMPLES_STORE_KEY
-from solvers.logprob_scoring import (
+from solvers.reading.formats import AnswerFormat
+from solvers.reading.json_answers import answer_config, json_request
+from solvers.reading.logprobs import (
     DEFAULT_MIN_MASS,
     LOGPROBS_STORE_KEY,
     LogprobRating,
@@ -36,6 +36,7 @@ from solvers.logprob_scoring import (
     rate_by_logprobs,
     stored_answer,
 )
+from solvers.reading.shapes import AnswerShape
 
 Mode = Literal["step_by_step", "direct"]
 MODES: tuple[Mode, ...] = ("step_by_step", "direct")

@@ -12,7 +12,7 @@ import pytest
 from coeval_tasks import data
 from coeval_tasks.scoring import custom, eli5
 from judge_data.options import OptionError
-from solvers.logprob_scoring import LogprobRating, stored_rating
+from solvers.reading.logprobs import LogprobRating, stored_rating
 from solvers.stepwise import OVERALL, history_answer
 from tests.coeval.test_coeval_criteria import coeval_folder
 from tests.coeval.test_coeval_scoring import _criterion_names

@@ -9,8 +9,8 @@ import re
 import pytest
 
 from judge_data.options import OptionError
-from scorers.answer_parsing import VERDICT, YES_NO, AnswerShape, Reading, read_answer
-from solvers.answer_format import check_answer_format, json_request, response_schema
+from solvers.reading.json_answers import check_answer_format, json_request, response_schema
+from solvers.reading.shapes import VERDICT, YES_NO, AnswerShape, Reading, read_answer
 from tests.support.fake_judge import judged_text, reads_request
 from tests.support.inspect_runs import eval_command, eval_in_process, metrics_of, originals_of, run_command
 

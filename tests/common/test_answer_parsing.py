@@ -1,6 +1,8 @@
 import pytest
 
-from scorers.answer_parsing import parse_rating, parse_verdict, parse_yes_no
+from solvers.reading.ratings import parse_rating
+from solvers.reading.verdicts import parse_verdict
+from solvers.reading.yes_no import parse_yes_no
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -20,6 +22,17 @@ PACKAGES = (
     "benchmarks",
     "tests",
 )
+FLOORS = (
+    ("judge_data",),
+    ("solvers.reading",),
+    ("solvers",),
+    ("scorers",),
+    ("adherence_tasks", "coeval_tasks", "dhp_tasks", "fbi_tasks", "lm_eval_tasks"),
+    ("judge_report", "judge_meta_eval"),
+)
+"""The floors of the house, ground first: a module imports only from its own floor or below. Shared data plumbing,
+then reading the judge's answer, judge prompting, the statistics and scorers (which read what the solvers store),
+the suites and their lm-eval tasks, and the report and the one command. ``benchmarks`` and ``tests`` stand above."""
 PRIVATE_INSPECT = re.compile(r"^\s*(from|import)\s+inspect_ai(\.\w+)*\._", re.MULTILINE)
 
 
@@ -38,3 +51,62 @@ def test_the_package_declares_its_licence_and_ships_the_text():
     text = (ROOT / "LICENSE").read_text(encoding="utf-8")
     assert "Apache License" in text and "Version 2.0, January 2004" in text
     assert 'license = "Apache-2.0"' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+
+
+def _floor(module: str) -> int | None:
+    """The floor of a module of this project (its longest named package), ``None`` for any other module."""
+    floors = [
+        (len(package), index)
+        for index, packages in enumerate(FLOORS)
+        for package in packages
+        if module == package or module.startswith(f"{package}.")
+    ]
+    return max(floors)[1] if floors else None
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_module(dotted: str) -> bool:
+    path = ROOT.joinpath(*dotted.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def _imports(path: Path) -> Iterator[str]:
+    """The modules a file imports, wherever the import stands (in a function too): ``from a import b`` imports
+    ``a.b`` when that is a module, else ``a``; relative imports are resolved."""
+    module = _module_name(path)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1]) if node.level else ""
+            source = ".".join(part for part in (base, node.module or "") if part)
+            for alias in node.names:
+                yield f"{source}.{alias.name}" if _is_module(f"{source}.{alias.name}") else source
+
+
+def test_no_import_runs_up_the_floors():
+    """Reading the judge's answer once lived in ``scorers`` and three solvers imported it; the floors keep such an
+    import from coming back unnoticed."""
+    on_floors = {package.split(".")[0] for packages in FLOORS for package in packages}
+    packages = {path.parent.name for path in ROOT.glob("*/__init__.py")} - {"tests"}
+    assert on_floors == packages == set(PACKAGES) - {"benchmarks", "tests"}
+    offenders = []
+    imported_floors = set()
+    for package in sorted(on_floors):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            own = _floor(_module_name(path))
+            for imported in _imports(path):
+                floor = _floor(imported)
+                if floor is not None and floor != own:
+                    imported_floors.add(floor)
+                if floor is not None and own is not None and floor > own:
+                    offenders.append(
+                        f"{path.relative_to(ROOT)} imports {imported} ({FLOORS[floor]} above {FLOORS[own]})"
+                    )
+    assert offenders == []
+    assert imported_floors == set(range(len(FLOORS) - 1))  # every floor but the top one holds up another

@@ -19,8 +19,11 @@ from pathlib import Path
 import pytest
 
 from fbi_tasks.prompts import rating_shape
-from scorers.answer_parsing import VERDICT, parse_rating, parse_verdict, parse_yes_no, read_answer
-from solvers.answer_format import json_request
+from solvers.reading.json_answers import json_request
+from solvers.reading.ratings import parse_rating
+from solvers.reading.shapes import VERDICT, read_answer
+from solvers.reading.verdicts import parse_verdict
+from solvers.reading.yes_no import parse_yes_no
 from tests.conftest import data_folder
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "judge_answers"

@@ -23,7 +23,7 @@ from inspect_ai.solver import TaskState
 from dhp_tasks.prompts import COHERENCE_SUMMARY, TEXT_KINDS
 from judge_data.inspect_private import PrerequisiteError
 from scorers.fbi import blind_spot_judgments
-from solvers.logprob_scoring import (
+from solvers.reading.logprobs import (
     LOGPROBS_STORE_KEY,
     ask_logprobs,
     closing_label,

@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from scorers.answer_parsing import Reading
 from scorers.discernment import (
     BOOTSTRAP_SEED,
     P_FLOOR,
@@ -19,6 +18,7 @@ from scorers.discernment import (
     wilcoxon_greater,
     wilcoxon_greater_resampled,
 )
+from solvers.reading.shapes import Reading
 
 
 def test_wilcoxon_matches_scipy_one_sided():

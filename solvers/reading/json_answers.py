@@ -13,14 +13,8 @@ from inspect_ai.model import GenerateConfig, ResponseSchema
 from inspect_ai.util import JSONSchema
 
 from judge_data.options import OptionError
-from scorers.answer_parsing import (
-    ANSWER_FORMATS,
-    JSON_FIELDS,
-    VERDICT_VALUES,
-    YES_NO_VALUES,
-    AnswerFormat,
-    AnswerShape,
-)
+from solvers.reading.formats import ANSWER_FORMATS, JSON_FIELDS, VERDICT_VALUES, YES_NO_VALUES, AnswerFormat
+from solvers.reading.shapes import AnswerShape
 
 
 def check_answer_format(answer_format: str, scoring: str = "sample") -> None:
