@@ -6,7 +6,7 @@ from typing import get_args
 
 from dhp_tasks.data import DATASETS
 from dhp_tasks.prompts import TEXT_KINDS
-from judge_data.definitions import ALL, Headline, Option, SuiteDefinition
+from judge_data.definitions import ALL, REQUIRED, Headline, Option, SuiteDefinition, TaskOptions
 from scorers.answer_parsing import ANSWER_FORMATS
 from scorers.dhp import HEADLINES
 from scorers.discernment import Combination
@@ -15,6 +15,29 @@ from solvers.judge_template import DHP_PLACEHOLDERS
 from solvers.logprob_scoring import DEFAULT_MIN_MASS, SCORINGS
 
 ALL_PERTURBATIONS = "all"
+
+PAPER_OPTIONS = (
+    "data_dir",
+    "n",
+    "seed",
+    "perturbations",
+    "repeats",
+    "temperature",
+    "expert_weights",
+    "combine",
+    "suite",
+    "scoring",
+    "min_mass",
+    "normalize",
+    "answer_format",
+    "judge_template",
+    "scale",
+)
+"""The options of the paper datasets' tasks, in their signatures' order."""
+
+LM_EVAL_OPTIONS = ("data_dir", "n", "seed", "perturbations", "expert_weights", "combine", "answer_format")
+"""The options lm-eval's DHP tasks read from their metadata (its own settings give repeats and temperature, the task
+name the scoring)."""
 
 DHP = SuiteDefinition(
     name="dhp",
@@ -133,6 +156,20 @@ DHP = SuiteDefinition(
         "judge_template",
         "scale",
     ),
+    tasks={
+        "paper": TaskOptions(PAPER_OPTIONS, lm_eval=(*LM_EVAL_OPTIONS, "suite")),
+        "custom": TaskOptions(
+            (
+                "data_dir",
+                "kind",
+                "metrics",
+                "n",
+                *(name for name in PAPER_OPTIONS if name not in ("data_dir", "n", "suite")),
+            ),
+            defaults={"data_dir": REQUIRED, "n": None},
+            lm_eval=(*LM_EVAL_OPTIONS, "kind", "metrics"),
+        ),
+    },
 )
 
 GRADER_TARGETS = ("criteria", "reference", "none")
@@ -180,6 +217,22 @@ DHP_GRADER = SuiteDefinition(
         "combine",
         "target",
     ),
+    tasks={
+        "grader": TaskOptions(
+            (
+                "dataset",
+                "scorer",
+                "scorer_args",
+                "target",
+                "data_dir",
+                "n",
+                "seed",
+                "perturbations",
+                "combine",
+                "suite",
+            ),
+        )
+    },
 )
 
 DEFINITIONS = (DHP, DHP_GRADER)

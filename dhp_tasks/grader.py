@@ -22,7 +22,7 @@ from scorers.discernment import Combination
 from scorers.grader import GRADE, grader_grades
 from solvers.grader import grade_submissions, grader_metadata, load_grader, scorer_arguments
 
-DEFAULTS = DHP_GRADER.default_values
+DEFAULTS = DHP_GRADER.task_defaults("grader")
 
 
 def _submission(state: TaskState) -> Mapping[str, str]:
@@ -34,6 +34,7 @@ def _context(state: TaskState) -> str:
 
 
 @task
+@DHP_GRADER.takes("grader")
 def grader(
     dataset: str = DEFAULTS["dataset"],
     scorer: str | None = DEFAULTS["scorer"],
@@ -47,7 +48,7 @@ def grader(
     suite: str | None = DEFAULTS["suite"],
 ) -> Task:
     """DHP with your grader: any inspect scorer grades each reference text and each perturbed copy."""
-    DHP_GRADER.check(dataset=dataset, target=target, n=n, combine=combine)
+    DHP_GRADER.arguments("grader", locals())
     arguments = scorer_arguments(scorer_args)
     grading = load_grader(scorer, arguments)
     chosen_dataset = DATASETS[dataset]
@@ -81,9 +82,3 @@ def grader(
         },
         version=DHP_GRADER.version,
     )
-
-
-grader.__doc__ = DHP_GRADER.docstring(
-    "DHP with your grader: any inspect scorer grades each reference text and each perturbed copy.",
-    [option.name for option in DHP_GRADER.options],
-)
