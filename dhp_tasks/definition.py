@@ -176,6 +176,10 @@ GRADER_TARGETS = ("criteria", "reference", "none")
 """``-T target=`` of ``dhp_tasks/grader``: the dataset's criteria as one statement the text should meet (what
 ``model_graded_qa`` grades against), the unperturbed reference text, or an empty target."""
 
+GRADER_INPUTS = ("context", "none")
+"""``-T input=`` of ``dhp_tasks/grader``: the text's context as the scorer's input (what ``model_graded_qa`` shows
+as the task), or an empty input."""
+
 DHP_GRADER = SuiteDefinition(
     name="dhp_grader",
     title="DHP with your grader: any inspect scorer as the judge under test",
@@ -203,6 +207,14 @@ DHP_GRADER = SuiteDefinition(
             "(`reference`) or nothing (`none`)",
             choices=GRADER_TARGETS,
         ),
+        Option(
+            "input",
+            GRADER_INPUTS[0],
+            "the scorer's input: the text's context (the source article, the story's opening, the question and "
+            "paragraph, the source sentence; `context`) or nothing (`none`), for graders that judge the text alone "
+            "or against `target=reference` without the long source",
+            choices=GRADER_INPUTS,
+        ),
         *(DHP.option(name) for name in ("data_dir", "n", "seed", "perturbations", "combine", "suite")),
     ),
     headlines=tuple(headline for headline in DHP.headlines if "_EW" not in headline.metric),
@@ -216,6 +228,7 @@ DHP_GRADER = SuiteDefinition(
         "perturbations",
         "combine",
         "target",
+        "input",
     ),
     tasks={
         "grader": TaskOptions(
@@ -224,6 +237,7 @@ DHP_GRADER = SuiteDefinition(
                 "scorer",
                 "scorer_args",
                 "target",
+                "input",
                 "data_dir",
                 "n",
                 "seed",

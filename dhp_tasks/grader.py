@@ -33,6 +33,10 @@ def _context(state: TaskState) -> str:
     return state.metadata.get("context") or ""
 
 
+def _no_input(state: TaskState) -> str:
+    return ""
+
+
 @task
 @DHP_GRADER.takes("grader")
 def grader(
@@ -40,6 +44,7 @@ def grader(
     scorer: str | None = DEFAULTS["scorer"],
     scorer_args: str | dict[str, Any] | None = DEFAULTS["scorer_args"],
     target: str = DEFAULTS["target"],
+    input: str = DEFAULTS["input"],
     data_dir: str | None = DEFAULTS["data_dir"],
     n: int = DEFAULTS["n"],
     seed: int = DEFAULTS["seed"],
@@ -66,7 +71,7 @@ def grader(
         items,
         variants,
         chosen,
-        grade_submissions(_submission, grading, scorer_target, _context),
+        grade_submissions(_submission, grading, scorer_target, _context if input == "context" else _no_input),
         grader_grades(),
         [GRADE],
         {perturbation.id: {GRADE: 1.0} for perturbation in chosen},
@@ -79,6 +84,7 @@ def grader(
             "paradigm": "grader",
             "grader": grader_metadata(str(scorer), arguments),
             "target": target,
+            "input": input,
         },
         version=DHP_GRADER.version,
     )
