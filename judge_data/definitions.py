@@ -228,6 +228,28 @@ class SuiteDefinition:
             rows.append(f"| `{option.name}` | {option.default_text} | {values} | {doc} |")
         return "\n".join(rows)
 
+    def lm_eval_rows(self) -> list[str]:
+        """Rows of lm-eval's options table: per kind of task, the options lm-eval's version reads, with defaults."""
+        rows = []
+        for task, spec in self.tasks.items():
+            if not spec.lm_eval:
+                continue
+            defaults = self.task_defaults(task)
+            shown = []
+            for name in spec.lm_eval:
+                option = self.option(name)
+                if defaults[name] is REQUIRED:
+                    default = "required"
+                elif defaults[name] == option.default and name not in spec.docs:
+                    default = option.default_text
+                else:
+                    default = (
+                        (ALL if name not in spec.docs else "none") if defaults[name] is None else f"`{defaults[name]}`"
+                    )
+                shown.append(f"`{name}` ({default})")
+            rows.append(f"| {self.name} | {task} | {', '.join(shown)} |")
+        return rows
+
     def changelog_table(self) -> str:
         """The README's changelog of task versions."""
         rows = ["| version | what changed |", "|---|---|"]
@@ -267,7 +289,8 @@ def readme_with_tables(text: str, definitions_by_block: Mapping[str, Callable[[]
 
 
 def generated_blocks() -> dict[Path, dict[str, Callable[[], str]]]:
-    """For each suite README, the generated blocks it holds: ``<suite>_options`` and ``<suite>_versions``."""
+    """For each suite README, the generated blocks it holds: ``<suite>_options`` and ``<suite>_versions``; for
+    lm-eval's, ``lm_eval_options``."""
     root = Path(__file__).resolve().parents[1]
     blocks: dict[Path, dict[str, Callable[[], str]]] = {}
     for package in SUITE_MODULES:
@@ -276,11 +299,20 @@ def generated_blocks() -> dict[Path, dict[str, Callable[[], str]]]:
             blocks.setdefault(path, {})
             blocks[path][f"{definition.name}_options"] = definition.options_table
             blocks[path][f"{definition.name}_versions"] = definition.changelog_table
+    blocks[root / "lm_eval_tasks" / "README.md"] = {"lm_eval_options": lm_eval_options_table}
     return blocks
 
 
+def lm_eval_options_table() -> str:
+    """lm-eval's README table of the options each kind of task reads from its metadata, from the definitions."""
+    rows = ["| definition | tasks | options (default) |", "|---|---|---|"]
+    for definition in definitions().values():
+        rows += definition.lm_eval_rows()
+    return "\n".join(rows)
+
+
 def main() -> None:
-    """Rewrite the generated tables of every suite README from the definitions."""
+    """Rewrite the generated tables of every suite README (and lm-eval's options table) from the definitions."""
     for path, blocks in generated_blocks().items():
         text = path.read_text(encoding="utf-8")
         path.write_text(readme_with_tables(text, blocks), encoding="utf-8")

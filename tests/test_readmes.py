@@ -27,7 +27,13 @@ def _anchors(path: Path) -> set[str]:
 
 def test_every_suite_definition_has_its_readme_with_current_tables():
     blocks = generated_blocks()
-    assert {path.parent.name for path in blocks} == {"dhp_tasks", "fbi_tasks", "adherence_tasks", "coeval_tasks"}
+    assert {path.parent.name for path in blocks} == {
+        "dhp_tasks",
+        "fbi_tasks",
+        "adherence_tasks",
+        "coeval_tasks",
+        "lm_eval_tasks",
+    }
     for path, tables in blocks.items():
         text = path.read_text(encoding="utf-8")
         for name in tables:
