@@ -93,10 +93,10 @@ EXPLAINED = sorted({strategy.name for named in STRATEGIES.values() for strategy 
 
 def fbi_strategy(paradigm: str, name: str) -> Strategy:
     """The strategy ``name`` of ``paradigm`` (``-T strategy=`` of the paradigm's task, or a run's settings)."""
-    if paradigm not in STRATEGIES or name not in STRATEGIES[paradigm]:  # type: ignore[comparison-overlap]
-        choices = list(STRATEGIES.get(paradigm, {}))  # type: ignore[call-overload]
-        raise OptionError(f"unknown {paradigm} strategy {name!r}; choose from {choices}")
-    return STRATEGIES[paradigm][name]  # type: ignore[index]
+    by_name: Mapping[str, Strategy] = next((named for key, named in STRATEGIES.items() if key == paradigm), {})
+    if name not in by_name:
+        raise OptionError(f"unknown {paradigm} strategy {name!r}; choose from {list(by_name)}")
+    return by_name[name]
 
 
 def judged_strategy(settings: Mapping[str, Any]) -> tuple[Strategy, int]:
