@@ -43,7 +43,6 @@ from solvers.likelihood import score_likelihood
 from solvers.reading.formats import AnswerFormat
 from solvers.reading.json_answers import answer_config, check_answer_format
 from solvers.reading.logprobs import (
-    DEFAULT_MIN_MASS,
     SCORINGS,
     Scoring,
     check_rating_scoring,
@@ -54,7 +53,8 @@ from solvers.reading.logprobs import (
 
 logger = logging.getLogger(__name__)
 
-DEFAULTS = ADHERENCE.default_values
+DEFAULTS = ADHERENCE.task_defaults("paper")
+CUSTOM_DEFAULTS = ADHERENCE.task_defaults("custom")
 
 QUALITY_SETTINGS = (PERPLEXITY_SETTING, "generic")
 """Settings whose score measures quality in general, so it should fall where a lower-is-better criterion rises."""
@@ -98,57 +98,24 @@ def _prompts(questions: Sequence[Question], task_description: str, template: Jud
     return build
 
 
-def check_options(
-    *,
-    setting: str,
-    n: int | None = None,
-    documents: int | None = None,
-    repeats: int = 1,
-    scoring: str = "sample",
-    min_mass: float = DEFAULT_MIN_MASS,
-    normalize: str = DEFAULT_NORMALIZATION,
-    answer_format: str = "text",
-    judge_template: str | None = None,
-    task: str = "adherence",
-) -> JudgeTemplate | None:
-    """Every option an adherence task takes that needs no data, checked before any data is read or downloaded; the
-    judge template, loaded and checked."""
-    if setting == PERPLEXITY_SETTING:
-        raise OptionError(
-            "the likelihood setting is chosen with scoring=perplexity (task version 4); pass -T scoring=perplexity"
-        )
-    ADHERENCE.check(setting=setting, n=n, documents=documents, repeats=repeats, scoring=scoring, normalize=normalize)
+def check_options(options: Mapping[str, Any], task: str) -> JudgeTemplate | None:
+    """What an adherence task's options say together (each alone the definition checked), before any data is read or
+    downloaded; the judge template, loaded and checked."""
+    n, documents, scoring, normalize = options["n"], options["documents"], options["scoring"], options["normalize"]
     if n is not None and documents is not None:
         raise OptionError(f"n={n} draws responses and documents={documents} whole documents; pass one of them")
-    check_rating_scoring(scoring, min_mass, SCORINGS)
-    check_answer_format(answer_format, scoring)
+    check_rating_scoring(scoring, options["min_mass"], SCORINGS)
+    check_answer_format(options["answer_format"], scoring)
     if normalize != DEFAULT_NORMALIZATION and scoring != "perplexity":
         raise OptionError(f"normalize={normalize} applies to scoring=perplexity, not scoring={scoring}")
-    template = load_judge_template(judge_template, ADHERENCE_PLACEHOLDERS, task)
+    template = load_judge_template(options["judge_template"], ADHERENCE_PLACEHOLDERS, task)
     check_template_scoring(template, scoring)
     return template
 
 
-def adherence_task(
-    name: str,
-    *,
-    folder: Path | None,
-    metadata: Mapping[str, Any],
-    setting: Setting = DEFAULTS["setting"],
-    scoring: Scoring = DEFAULTS["scoring"],
-    criteria: str | Sequence[str] | None = DEFAULTS["criteria"],
-    n: int | None = DEFAULTS["n"],
-    documents: int | None = DEFAULTS["documents"],
-    seed: int = DEFAULTS["seed"],
-    repeats: int = DEFAULTS["repeats"],
-    temperature: float = DEFAULTS["temperature"],
-    min_mass: float = DEFAULTS["min_mass"],
-    normalize: Normalization = DEFAULTS["normalize"],
-    answer_format: AnswerFormat = DEFAULTS["answer_format"],
-    groups: str | None = DEFAULTS["groups"],
-    judge_template: str | None = DEFAULTS["judge_template"],
-) -> Task:
-    """Assemble one dataset under one setting: samples, the judge (prompts or likelihood), the agreement metric.
+def adherence_task(name: str, folder: Path | None, metadata: Mapping[str, Any], options: Mapping[str, Any]) -> Task:
+    """Assemble one dataset under one setting: samples, the judge (prompts or likelihood), the agreement metric;
+    ``options`` are the task's options as the definition checked them (``ADHERENCE.arguments(...)``).
 
     ``scoring``: ``sample`` parses ``repeats`` answers per question, ``logprobs`` reads one answer's top
     log-probabilities, ``perplexity`` asks nothing (``setting`` is unused) and takes the judge's likelihood of the
@@ -161,18 +128,11 @@ def adherence_task(
     criterion names to a group or null) overrides either; a criterion without a group is reported alone and left
     out of the dataset and group means.
     """
-    template = check_options(
-        setting=setting,
-        n=n,
-        documents=documents,
-        repeats=repeats,
-        scoring=scoring,
-        min_mass=min_mass,
-        normalize=normalize,
-        answer_format=answer_format,
-        judge_template=judge_template,
-        task=f"adherence_tasks/{name}",
-    )
+    template = check_options(options, f"adherence_tasks/{name}")
+    setting, scoring, groups = options["setting"], options["scoring"], options["groups"]
+    n, documents, seed, answer_format = options["n"], options["documents"], options["seed"], options["answer_format"]
+    repeats, temperature, min_mass = options["repeats"], options["temperature"], options["min_mass"]
+    normalize = options["normalize"]
     if folder is None:
         folder = public_folder(DATASETS[name])
     all_criteria, document = load_criteria(folder)
@@ -180,7 +140,7 @@ def adherence_task(
         all_criteria = regroup(all_criteria, packaged_groups(name), f"the packaged criteria of {name}")
     if groups is not None:
         all_criteria = regroup(all_criteria, read_groups(groups), f"groups file {groups}")
-    chosen = choose_criteria(all_criteria, names_option(criteria), str(folder))
+    chosen = choose_criteria(all_criteria, names_option(options["criteria"]), str(folder))
     if not (folder / ITEMS_FILE).is_file():
         note = document.get("items_available") or "its pointwise human scores are not public"
         raise DataError(
@@ -270,25 +230,6 @@ def _logprob_tokens(questions: Sequence[Question]) -> int:
     )
 
 
-PAPER_OPTIONS = (
-    "setting",
-    "scoring",
-    "criteria",
-    "data_dir",
-    "n",
-    "documents",
-    "seed",
-    "repeats",
-    "temperature",
-    "min_mass",
-    "normalize",
-    "answer_format",
-    "groups",
-    "judge_template",
-)
-"""The options of a paper dataset's task, in the order its signature and docstring list them."""
-
-
 def _dataset_task(dataset: AdherenceDataset):
     def dataset_task(
         setting: Setting = DEFAULTS["setting"],
@@ -306,29 +247,25 @@ def _dataset_task(dataset: AdherenceDataset):
         groups: str | None = DEFAULTS["groups"],
         judge_template: str | None = DEFAULTS["judge_template"],
     ) -> Task:
-        return adherence_task(
-            dataset.name,
-            folder=Path(data_dir).expanduser() if data_dir else None,
-            metadata={"source": str(data_dir) if data_dir else "public source", "description": dataset.description},
-            setting=setting,
-            scoring=scoring,
-            criteria=criteria,
-            n=n,
-            documents=documents,
-            seed=seed,
-            repeats=repeats,
-            temperature=temperature,
-            min_mass=min_mass,
-            normalize=normalize,
-            answer_format=answer_format,
-            groups=groups,
-            judge_template=judge_template,
-        )
+        """Instruction adherence on {description}."""
+        options = ADHERENCE.arguments("paper", locals())
+        return paper_dataset_task(dataset.name, options)
 
     dataset_task.__name__ = dataset.name
     dataset_task.__qualname__ = dataset.name
-    dataset_task.__doc__ = ADHERENCE.docstring(f"Instruction adherence on {dataset.description}.", PAPER_OPTIONS)
-    return task(name=dataset.name)(dataset_task)
+    return task(name=dataset.name)(ADHERENCE.takes("paper", description=dataset.description)(dataset_task))
+
+
+def paper_dataset_task(name: str, options: Mapping[str, Any]) -> Task:
+    """A paper dataset's task, on its public source or a local folder (``options``: as the definition checked
+    them)."""
+    data_dir = options["data_dir"]
+    return adherence_task(
+        name,
+        Path(data_dir).expanduser() if data_dir else None,
+        {"source": str(data_dir) if data_dir else "public source", "description": DATASETS[name].description},
+        options,
+    )
 
 
 summeval = _dataset_task(DATASETS["summeval"])
@@ -343,48 +280,26 @@ instrusum = _dataset_task(DATASETS["instrusum"])
 
 
 @task
+@ADHERENCE.takes("custom")
 def custom(
     data_dir: str,
-    setting: Setting = DEFAULTS["setting"],
-    scoring: Scoring = DEFAULTS["scoring"],
-    criteria: str | list[str] | None = DEFAULTS["criteria"],
-    n: int | None = DEFAULTS["n"],
-    documents: int | None = DEFAULTS["documents"],
-    seed: int = DEFAULTS["seed"],
-    repeats: int = DEFAULTS["repeats"],
-    temperature: float = DEFAULTS["temperature"],
-    min_mass: float = DEFAULTS["min_mass"],
-    normalize: Normalization = DEFAULTS["normalize"],
-    answer_format: AnswerFormat = DEFAULTS["answer_format"],
-    groups: str | None = DEFAULTS["groups"],
-    judge_template: str | None = DEFAULTS["judge_template"],
+    setting: Setting = CUSTOM_DEFAULTS["setting"],
+    scoring: Scoring = CUSTOM_DEFAULTS["scoring"],
+    criteria: str | list[str] | None = CUSTOM_DEFAULTS["criteria"],
+    n: int | None = CUSTOM_DEFAULTS["n"],
+    documents: int | None = CUSTOM_DEFAULTS["documents"],
+    seed: int = CUSTOM_DEFAULTS["seed"],
+    repeats: int = CUSTOM_DEFAULTS["repeats"],
+    temperature: float = CUSTOM_DEFAULTS["temperature"],
+    min_mass: float = CUSTOM_DEFAULTS["min_mass"],
+    normalize: Normalization = CUSTOM_DEFAULTS["normalize"],
+    answer_format: AnswerFormat = CUSTOM_DEFAULTS["answer_format"],
+    groups: str | None = CUSTOM_DEFAULTS["groups"],
+    judge_template: str | None = CUSTOM_DEFAULTS["judge_template"],
 ) -> Task:
-    """Instruction adherence on your own human-annotated data (the options below, from the suite's definition)."""
+    """Instruction adherence on your own human-annotated data."""
+    options = ADHERENCE.arguments("custom", locals())
     folder = Path(data_dir).expanduser()
     if not folder.is_dir():
         raise OptionError(f"data_dir {folder} is not a folder")
-    return adherence_task(
-        "custom",
-        folder=folder,
-        metadata={"source": str(folder)},
-        setting=setting,
-        scoring=scoring,
-        criteria=criteria,
-        n=n,
-        documents=documents,
-        seed=seed,
-        repeats=repeats,
-        temperature=temperature,
-        min_mass=min_mass,
-        normalize=normalize,
-        answer_format=answer_format,
-        groups=groups,
-        judge_template=judge_template,
-    )
-
-
-custom.__doc__ = ADHERENCE.docstring(
-    "Instruction adherence on your own human-annotated data.",
-    PAPER_OPTIONS,
-    {"groups": "JSON file mapping criterion names to a taxonomy group or null; overrides criteria.json's groups"},
-)
+    return adherence_task("custom", folder, {"source": str(folder)}, options)

@@ -3,12 +3,33 @@
 
 from __future__ import annotations
 
-from adherence_tasks.prompts import SETTINGS
-from judge_data.definitions import ALL, Headline, Option, SuiteDefinition
+from adherence_tasks.prompts import PERPLEXITY_SETTING, SETTINGS
+from judge_data.definitions import ALL, REQUIRED, Headline, Option, SuiteDefinition, TaskOptions
 from scorers.likelihood import DEFAULT_NORMALIZATION, NORMALIZATIONS
 from solvers.judge_template import ADHERENCE_PLACEHOLDERS
 from solvers.reading.formats import ANSWER_FORMATS
 from solvers.reading.logprobs import DEFAULT_MIN_MASS, SCORINGS
+
+PAPER_OPTIONS = (
+    "setting",
+    "scoring",
+    "criteria",
+    "data_dir",
+    "n",
+    "documents",
+    "seed",
+    "repeats",
+    "temperature",
+    "min_mass",
+    "normalize",
+    "answer_format",
+    "groups",
+    "judge_template",
+)
+"""The options of a paper dataset's task, in the order its signature and docstring list them."""
+
+LM_EVAL_OPTIONS = ("data_dir", "criteria", "n", "documents", "seed", "answer_format", "groups")
+"""The options lm-eval's adherence tasks read from their metadata (the setting or scoring is in the task's name)."""
 
 ADHERENCE = SuiteDefinition(
     name="adherence",
@@ -46,6 +67,10 @@ ADHERENCE = SuiteDefinition(
             "how much the prompt says about what to score: a request for quality (`generic`), the criterion's name "
             "(`criterion`), or its definition and score levels (`rubric`); unused with `scoring=perplexity`",
             choices=SETTINGS,
+            refused={
+                PERPLEXITY_SETTING: "the likelihood setting is chosen with scoring=perplexity (task version 4); "
+                "pass -T scoring=perplexity"
+            },
         ),
         Option(
             "scoring",
@@ -129,6 +154,18 @@ ADHERENCE = SuiteDefinition(
         "normalize",
         "judge_template",
     ),
+    tasks={
+        "paper": TaskOptions(PAPER_OPTIONS, lm_eval=LM_EVAL_OPTIONS),
+        "custom": TaskOptions(
+            ("data_dir", *(name for name in PAPER_OPTIONS if name != "data_dir")),
+            defaults={"data_dir": REQUIRED},
+            docs={
+                "groups": "JSON file mapping criterion names to a taxonomy group or null; overrides criteria.json's "
+                "groups"
+            },
+            lm_eval=LM_EVAL_OPTIONS,
+        ),
+    },
 )
 
 DEFINITIONS = (ADHERENCE,)

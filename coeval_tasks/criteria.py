@@ -10,7 +10,7 @@ from __future__ import annotations
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from coeval_tasks.data import COEVAL_COMMIT, COEVAL_REPO, DATASETS, TaskDescription, load_source, select
+from coeval_tasks.data import COEVAL_COMMIT, COEVAL_REPO, TaskDescription, load_source, select
 from coeval_tasks.definition import COEVAL_CRITERIA
 from judge_data.options import OptionError
 from scorers.criteria_consistency import (
@@ -21,10 +21,7 @@ from scorers.criteria_consistency import (
 )
 from solvers.criteria_lists import ask_for_criteria, criteria_prompt
 
-DEFAULTS = COEVAL_CRITERIA.default_values
-
-OPTIONS = ("dataset", "data_dir", "tasks_file", "n", "seed", "samples", "temperature", "embedder", "match_threshold")
-"""The task's options, in the order its signature and docstring list them."""
+DEFAULTS = COEVAL_CRITERIA.task_defaults("criteria")
 
 
 def _sample(description: TaskDescription) -> Sample:
@@ -43,6 +40,7 @@ def _sample(description: TaskDescription) -> Sample:
 
 
 @task
+@COEVAL_CRITERIA.takes("criteria")
 def criteria(
     dataset: str = DEFAULTS["dataset"],
     data_dir: str | None = DEFAULTS["data_dir"],
@@ -54,12 +52,10 @@ def criteria(
     embedder: str = DEFAULTS["embedder"],
     match_threshold: float = DEFAULTS["match_threshold"],
 ) -> Task:
-    """CoEval criteria consistency (the options below, from the suite's definition)."""
-    COEVAL_CRITERIA.check(n=n, samples=samples, temperature=temperature)
+    """CoEval criteria consistency (CC, ICC) and coverage of the experts' curated criteria."""
+    COEVAL_CRITERIA.arguments("criteria", locals())
     if not 0 < match_threshold <= 1:
         raise OptionError(f"match_threshold is a cosine similarity above 0 and at most 1; got {match_threshold}")
-    if tasks_file is None and dataset not in DATASETS:
-        raise OptionError(f"unknown CoEval dataset {dataset!r}; choose from {sorted(DATASETS)}")
     require_embedder_package()
     source = load_source(dataset, data_dir, tasks_file)
     chosen = select(source.tasks, n, seed)
@@ -86,8 +82,3 @@ def criteria(
             "review_actions": source.review_actions,
         },
     )
-
-
-criteria.__doc__ = COEVAL_CRITERIA.docstring(
-    "CoEval criteria consistency (CC, ICC) and coverage of the experts' curated criteria.", OPTIONS
-)

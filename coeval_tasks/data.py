@@ -20,7 +20,6 @@ from typing import Any
 
 from judge_data import DataError, OptionError, download, field, read_jsonl
 from judge_data.human import HumanCriterion, HumanItem, load_criteria, load_items
-from judge_data.options import check_at_least
 
 logger = logging.getLogger(__name__)
 
@@ -316,7 +315,6 @@ def load_source(
 
 def select(tasks: tuple[TaskDescription, ...], n: int | None, seed: int) -> list[TaskDescription]:
     """``n`` task descriptions drawn with ``seed`` (kept in source order); all of them when ``n`` is None."""
-    check_at_least("n", n, 1)
     if n is None or n >= len(tasks):
         if n is not None and n > len(tasks):
             logger.warning("asked for %d task descriptions, only %d exist; using all of them", n, len(tasks))

@@ -4,7 +4,7 @@ version, options, headlines and comparability (see :mod:`judge_data.definitions`
 from __future__ import annotations
 
 from coeval_tasks.data import COEVAL_COMMIT, COEVAL_REPO, DATASETS
-from judge_data.definitions import ALL, Headline, Option, SuiteDefinition
+from judge_data.definitions import ALL, REQUIRED, Headline, Option, SuiteDefinition, TaskOptions
 from scorers.criteria_consistency import DEFAULT_EMBEDDER, DEFAULT_MATCH_THRESHOLD
 from solvers.reading.formats import ANSWER_FORMATS
 from solvers.reading.logprobs import DEFAULT_MIN_MASS, RATING_SCORINGS
@@ -30,7 +30,7 @@ COEVAL_CRITERIA = SuiteDefinition(
         "quick preset: CC 1.00, ICC 1.00 before, n/a now).",
     },
     options=(
-        Option("dataset", "eli5", "whose task descriptions to use", choices=tuple(DATASETS)),
+        Option("dataset", "eli5", "whose task descriptions to use", choices=tuple(DATASETS), label="CoEval dataset"),
         Option(
             "data_dir",
             None,
@@ -70,7 +70,19 @@ COEVAL_CRITERIA = SuiteDefinition(
         "embedder",
         "match_threshold",
     ),
+    tasks={
+        "criteria": TaskOptions(
+            ("dataset", "data_dir", "tasks_file", "n", "seed", "samples", "temperature", "embedder", "match_threshold"),
+            lm_eval=("data_dir", "n", "seed", "tasks_file", "samples", "temperature", "embedder", "match_threshold"),
+        )
+    },
 )
+
+SCORING_OPTIONS = ("mode", "data_dir", "criteria", "n", "seed", "temperature", "scoring", "min_mass", "answer_format")
+"""The options of a paper dataset's scoring task, in the order its signature and docstring list them."""
+
+LM_EVAL_SCORING_OPTIONS = ("data_dir", "criteria", "n", "seed", "answer_format")
+"""The options lm-eval's scoring tasks read from their metadata (the mode is in the task's name)."""
 
 COEVAL_SCORING = SuiteDefinition(
     name="coeval_scoring",
@@ -150,6 +162,17 @@ COEVAL_SCORING = SuiteDefinition(
         "min_mass",
         "answer_format",
     ),
+    tasks={
+        "paper": TaskOptions(
+            SCORING_OPTIONS,
+            lm_eval=LM_EVAL_SCORING_OPTIONS,
+        ),
+        "custom": TaskOptions(
+            ("data_dir", *(name for name in SCORING_OPTIONS if name != "data_dir")),
+            defaults={"data_dir": REQUIRED},
+            lm_eval=LM_EVAL_SCORING_OPTIONS,
+        ),
+    },
 )
 
 DEFINITIONS = (COEVAL_CRITERIA, COEVAL_SCORING)

@@ -10,7 +10,8 @@ log-probabilities, and takes the expected score (see :mod:`solvers.stepwise` for
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -24,10 +25,11 @@ from scorers.adherence import ReadAnswer, criterion_ratings
 from scorers.coeval import coeval_agreement
 from solvers.reading.formats import AnswerFormat
 from solvers.reading.json_answers import check_answer_format
-from solvers.reading.logprobs import DEFAULT_MIN_MASS, RatingScoring, check_rating_scoring, whole_number_scale
+from solvers.reading.logprobs import RatingScoring, check_rating_scoring, whole_number_scale
 from solvers.stepwise import OVERALL, Mode, converse, item_text, scoring_turns
 
-DEFAULTS = COEVAL_SCORING.default_values
+DEFAULTS = COEVAL_SCORING.task_defaults("paper")
+CUSTOM_DEFAULTS = COEVAL_SCORING.task_defaults("custom")
 
 HUMAN_OVERALL = "mean over the dataset's criteria of the human mean score"
 
@@ -66,42 +68,28 @@ def _sample(
     )
 
 
-def check_options(
-    *,
-    mode: str,
-    n: int | None = None,
-    scoring: str = "sample",
-    min_mass: float = DEFAULT_MIN_MASS,
-    answer_format: str = "text",
-) -> None:
-    """Every option of a CoEval scoring task that needs no data, checked before any data is read or downloaded."""
-    COEVAL_SCORING.check(mode=mode, n=n)
-    check_rating_scoring(scoring, min_mass)
-    check_answer_format(answer_format, scoring)
+def check_options(options: Mapping[str, Any]) -> None:
+    """What a CoEval scoring task's options say together (each alone the definition checked), before any data is
+    read or downloaded."""
+    check_rating_scoring(options["scoring"], options["min_mass"])
+    check_answer_format(options["answer_format"], options["scoring"])
 
 
-def scoring_task(
-    source: HumanScores,
-    *,
-    mode: Mode = DEFAULTS["mode"],
-    criteria: str | Sequence[str] | None = DEFAULTS["criteria"],
-    n: int | None = DEFAULTS["n"],
-    seed: int = DEFAULTS["seed"],
-    temperature: float = DEFAULTS["temperature"],
-    scoring: RatingScoring = DEFAULTS["scoring"],
-    min_mass: float = DEFAULTS["min_mass"],
-    answer_format: AnswerFormat = DEFAULTS["answer_format"],
-) -> Task:
-    """One dataset's items, the conversation (or direct question) per item, the ratings and the agreement metric.
+def scoring_task(source: HumanScores, options: Mapping[str, Any] | None = None) -> Task:
+    """One dataset's items, the conversation (or direct question) per item, the ratings and the agreement metric;
+    ``options`` are the task's options as the definition and :func:`check_options` checked them (``None``: the
+    defaults).
 
     ``scoring="sample"`` parses each answer (an explanation, then the score); ``scoring="logprobs"`` asks each
     turn for the score only and reads the expected score from the answer's top log-probabilities, a parse
     failure below ``min_mass`` on the scale. ``answer_format="json"`` asks every turn for a JSON object.
     """
-    check_options(mode=mode, n=n, scoring=scoring, min_mass=min_mass, answer_format=answer_format)
+    options = options or DEFAULTS
+    mode, n, seed, temperature = options["mode"], options["n"], options["seed"], options["temperature"]
+    scoring, min_mass, answer_format = options["scoring"], options["min_mass"], options["answer_format"]
     if any(criterion.name == OVERALL for criterion in source.criteria):
         raise DataError(f"{source.source}: criterion name {OVERALL!r} is reserved for the overall score; rename it")
-    chosen = choose_criteria(source.criteria, names_option(criteria), source.source)
+    chosen = choose_criteria(source.criteria, names_option(options["criteria"]), source.source)
     items = select_items(source.items, n, seed)
     low = min(criterion.low for criterion in source.criteria)
     high = max(criterion.high for criterion in source.criteria)
@@ -158,10 +146,6 @@ def scoring_task(
     )
 
 
-PAPER_OPTIONS = ("mode", "data_dir", "criteria", "n", "seed", "temperature", "scoring", "min_mass", "answer_format")
-"""The options of a paper dataset's task, in the order its signature and docstring list them."""
-
-
 def _dataset_task(dataset: str):
     def dataset_task(
         mode: Mode = DEFAULTS["mode"],
@@ -174,25 +158,18 @@ def _dataset_task(dataset: str):
         min_mass: float = DEFAULTS["min_mass"],
         answer_format: AnswerFormat = DEFAULTS["answer_format"],
     ) -> Task:
-        check_options(mode=mode, n=n, scoring=scoring, min_mass=min_mass, answer_format=answer_format)
-        return scoring_task(
-            load_human_scores(dataset, data_dir),
-            mode=mode,
-            criteria=criteria,
-            n=n,
-            seed=seed,
-            temperature=temperature,
-            scoring=scoring,
-            min_mass=min_mass,
-            answer_format=answer_format,
-        )
+        """CoEval criterion-level scoring on {dataset}: the judge's scores against the annotators'."""
+        return paper_dataset_task(dataset, COEVAL_SCORING.arguments("paper", locals()))
 
     dataset_task.__name__ = dataset
     dataset_task.__qualname__ = dataset
-    dataset_task.__doc__ = COEVAL_SCORING.docstring(
-        f"CoEval criterion-level scoring on {dataset}: the judge's scores against the annotators'.", PAPER_OPTIONS
-    )
-    return task(name=dataset)(dataset_task)
+    return task(name=dataset)(COEVAL_SCORING.takes("paper", dataset=dataset)(dataset_task))
+
+
+def paper_dataset_task(dataset: str, options: Mapping[str, Any]) -> Task:
+    """A paper dataset's scoring task, its options checked before the data is downloaded."""
+    check_options(options)
+    return scoring_task(load_human_scores(dataset, options["data_dir"]), options)
 
 
 eli5 = _dataset_task("eli5")
@@ -201,34 +178,20 @@ self_instruct = _dataset_task("self_instruct")
 
 
 @task
+@COEVAL_SCORING.takes("custom")
 def custom(
     data_dir: str,
-    mode: Mode = DEFAULTS["mode"],
-    criteria: str | list[str] | None = DEFAULTS["criteria"],
-    n: int | None = DEFAULTS["n"],
-    seed: int = DEFAULTS["seed"],
-    temperature: float = DEFAULTS["temperature"],
-    scoring: RatingScoring = DEFAULTS["scoring"],
-    min_mass: float = DEFAULTS["min_mass"],
-    answer_format: AnswerFormat = DEFAULTS["answer_format"],
+    mode: Mode = CUSTOM_DEFAULTS["mode"],
+    criteria: str | list[str] | None = CUSTOM_DEFAULTS["criteria"],
+    n: int | None = CUSTOM_DEFAULTS["n"],
+    seed: int = CUSTOM_DEFAULTS["seed"],
+    temperature: float = CUSTOM_DEFAULTS["temperature"],
+    scoring: RatingScoring = CUSTOM_DEFAULTS["scoring"],
+    min_mass: float = CUSTOM_DEFAULTS["min_mass"],
+    answer_format: AnswerFormat = CUSTOM_DEFAULTS["answer_format"],
 ) -> Task:
-    """CoEval criterion-level scoring on your own human-scored data (the options below, from the definition)."""
-    check_options(mode=mode, n=n, scoring=scoring, min_mass=min_mass, answer_format=answer_format)
-    return scoring_task(
-        read_local_items("custom", data_dir),
-        mode=mode,
-        criteria=criteria,
-        n=n,
-        seed=seed,
-        temperature=temperature,
-        scoring=scoring,
-        min_mass=min_mass,
-        answer_format=answer_format,
-    )
-
-
-custom.__doc__ = COEVAL_SCORING.docstring(
-    "CoEval criterion-level scoring on your own human-scored data (criteria.json and items.jsonl with "
-    "annotator_scores and annotator_ids, in the layout of the shared CoEval folders).",
-    PAPER_OPTIONS,
-)
+    """CoEval criterion-level scoring on your own human-scored data (criteria.json and items.jsonl with
+    annotator_scores and annotator_ids, in the layout of the shared CoEval folders)."""
+    options = COEVAL_SCORING.arguments("custom", locals())
+    check_options(options)
+    return scoring_task(read_local_items("custom", data_dir), options)

@@ -19,7 +19,6 @@ from typing import Any
 
 from dhp_tasks.perturbations import Item, split_sentences
 from judge_data import DataError, download, field, read_jsonl
-from judge_data.options import check_at_least
 
 logger = logging.getLogger(__name__)
 
@@ -408,7 +407,6 @@ def load_pool(dataset: DhpDataset, data_dir: str | Path | None, n: int, seed: in
 
 def select_items(pool: list[Item], n: int, seed: int, dataset_name: str) -> list[Item]:
     """``n`` items drawn with ``seed`` (in pool order), or the whole pool, with a warning, when it is smaller."""
-    check_at_least("n", n, 1)
     if len(pool) < n:
         logger.warning("%s: only %d eligible items (asked for %d); running on all of them", dataset_name, len(pool), n)
         return list(pool)

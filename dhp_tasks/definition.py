@@ -6,7 +6,7 @@ from typing import get_args
 
 from dhp_tasks.data import DATASETS
 from dhp_tasks.prompts import TEXT_KINDS
-from judge_data.definitions import ALL, Headline, Option, SuiteDefinition
+from judge_data.definitions import ALL, REQUIRED, Headline, Option, SuiteDefinition, TaskOptions
 from scorers.dhp import HEADLINES
 from scorers.discernment import Combination
 from scorers.likelihood import DEFAULT_NORMALIZATION, NORMALIZATIONS
@@ -15,6 +15,29 @@ from solvers.reading.formats import ANSWER_FORMATS
 from solvers.reading.logprobs import DEFAULT_MIN_MASS, SCORINGS
 
 ALL_PERTURBATIONS = "all"
+
+PAPER_OPTIONS = (
+    "data_dir",
+    "n",
+    "seed",
+    "perturbations",
+    "repeats",
+    "temperature",
+    "expert_weights",
+    "combine",
+    "suite",
+    "scoring",
+    "min_mass",
+    "normalize",
+    "answer_format",
+    "judge_template",
+    "scale",
+)
+"""The options of the paper datasets' tasks, in their signatures' order."""
+
+LM_EVAL_OPTIONS = ("data_dir", "n", "seed", "perturbations", "expert_weights", "combine", "answer_format")
+"""The options lm-eval's DHP tasks read from their metadata (its own settings give repeats and temperature, the task
+name the scoring)."""
 
 DHP = SuiteDefinition(
     name="dhp",
@@ -133,11 +156,29 @@ DHP = SuiteDefinition(
         "judge_template",
         "scale",
     ),
+    tasks={
+        "paper": TaskOptions(PAPER_OPTIONS, lm_eval=(*LM_EVAL_OPTIONS, "suite")),
+        "custom": TaskOptions(
+            (
+                "data_dir",
+                "kind",
+                "metrics",
+                "n",
+                *(name for name in PAPER_OPTIONS if name not in ("data_dir", "n", "suite")),
+            ),
+            defaults={"data_dir": REQUIRED, "n": None},
+            lm_eval=(*LM_EVAL_OPTIONS, "kind", "metrics"),
+        ),
+    },
 )
 
 GRADER_TARGETS = ("criteria", "reference", "none")
 """``-T target=`` of ``dhp_tasks/grader``: the dataset's criteria as one statement the text should meet (what
 ``model_graded_qa`` grades against), the unperturbed reference text, or an empty target."""
+
+GRADER_INPUTS = ("context", "none")
+"""``-T input=`` of ``dhp_tasks/grader``: the text's context as the scorer's input (what ``model_graded_qa`` shows
+as the task), or an empty input."""
 
 DHP_GRADER = SuiteDefinition(
     name="dhp_grader",
@@ -166,6 +207,14 @@ DHP_GRADER = SuiteDefinition(
             "(`reference`) or nothing (`none`)",
             choices=GRADER_TARGETS,
         ),
+        Option(
+            "input",
+            GRADER_INPUTS[0],
+            "the scorer's input: the text's context (the source article, the story's opening, the question and "
+            "paragraph, the source sentence; `context`) or nothing (`none`), for graders that judge the text alone "
+            "or against `target=reference` without the long source",
+            choices=GRADER_INPUTS,
+        ),
         *(DHP.option(name) for name in ("data_dir", "n", "seed", "perturbations", "combine", "suite")),
     ),
     headlines=tuple(headline for headline in DHP.headlines if "_EW" not in headline.metric),
@@ -179,7 +228,25 @@ DHP_GRADER = SuiteDefinition(
         "perturbations",
         "combine",
         "target",
+        "input",
     ),
+    tasks={
+        "grader": TaskOptions(
+            (
+                "dataset",
+                "scorer",
+                "scorer_args",
+                "target",
+                "input",
+                "data_dir",
+                "n",
+                "seed",
+                "perturbations",
+                "combine",
+                "suite",
+            ),
+        )
+    },
 )
 
 DEFINITIONS = (DHP, DHP_GRADER)

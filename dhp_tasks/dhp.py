@@ -45,11 +45,12 @@ from solvers.judge_template import (
 from solvers.likelihood import score_likelihood
 from solvers.reading.formats import AnswerFormat
 from solvers.reading.json_answers import check_answer_format
-from solvers.reading.logprobs import DEFAULT_MIN_MASS, SCORINGS, Scoring, check_rating_scoring
+from solvers.reading.logprobs import SCORINGS, Scoring, check_rating_scoring
 
 logger = logging.getLogger(__name__)
 
-DEFAULTS = DHP.default_values
+DEFAULTS = DHP.task_defaults("paper")
+CUSTOM_DEFAULTS = DHP.task_defaults("custom")
 
 LIKELIHOOD = "likelihood"
 """The one "metric" of ``scoring=perplexity``: the judge's log-likelihood of the text, per token or per byte."""
@@ -147,23 +148,13 @@ def dhp_task(
     items: Sequence[Item],
     variants: Mapping[str, Mapping[str, str]],
     chosen: Sequence[Perturbation],
-    *,
-    metrics: Sequence[str] | None = None,
-    seed: int,
-    repeats: int,
-    temperature: float,
-    expert_weights: str | None,
-    combine: Combination,
     metadata: Mapping[str, Any],
-    scoring: Scoring = "sample",
-    min_mass: float = DEFAULT_MIN_MASS,
-    normalize: Normalization = DEFAULT_NORMALIZATION,
-    answer_format: AnswerFormat = "text",
+    options: Mapping[str, Any],
     template: JudgeTemplate | None = None,
-    scale: int | None = None,
 ) -> Task:
     """Assemble a DHP task from items and their variants: samples, the judge, the discernment metric.
 
+    ``options`` are the task's options as :meth:`~judge_data.definitions.SuiteDefinition.arguments` checked them.
     ``scoring="sample"`` rates each text with G-Eval prompts per metric, ``repeats`` answers averaged;
     ``scoring="logprobs"`` asks the same prompts once and takes the expected rating over the top
     log-probabilities of the answer (a parse failure below ``min_mass``); ``scoring="perplexity"``
@@ -172,6 +163,12 @@ def dhp_task(
     ``likelihood``; expert weights do not apply). ``answer_format="json"`` asks for the rating as a JSON object
     (sampled ratings only). A ``template`` replaces the G-Eval prompts (rated 1 to ``scale``, default 5).
     """
+    scoring, seed, combine, answer_format = (
+        options["scoring"],
+        options["seed"],
+        options["combine"],
+        options["answer_format"],
+    )
     if scoring == "perplexity":
         return _task(
             name,
@@ -179,15 +176,15 @@ def dhp_task(
             variants,
             chosen,
             score_likelihood(),
-            likelihood_scores([LIKELIHOOD], normalize),
+            likelihood_scores([LIKELIHOOD], options["normalize"]),
             [LIKELIHOOD],
             {p.id: {LIKELIHOOD: 1.0} for p in chosen},
             combine,
-            {**metadata, "kind": kind.name, "seed": seed, "scoring": scoring, "normalize": normalize},
+            {**metadata, "kind": kind.name, "seed": seed, "scoring": scoring, "normalize": options["normalize"]},
         )
-    criteria = chosen_criteria(kind, metrics)
+    criteria = chosen_criteria(kind, names_option(options.get("metrics")))
     metric_names = [criterion.name for criterion in criteria]
-    weights = load_expert_weights(kind, chosen, expert_weights)
+    weights = load_expert_weights(kind, chosen, options["expert_weights"])
     weights = {pid: {m: w for m, w in entry.items() if m in metric_names} for pid, entry in weights.items()}
     unweighted = sorted(pid for pid, entry in weights.items() if sum(entry.values()) <= 0)
     if unweighted:
@@ -195,6 +192,7 @@ def dhp_task(
             f"the expert weights of {unweighted} give no weight to the chosen metrics {metric_names}; "
             "choose other metrics or pass -T expert_weights=<file>"
         )
+    repeats, temperature, scale = options["repeats"], options["temperature"], options["scale"]
     return _task(
         name,
         items,
@@ -208,7 +206,7 @@ def dhp_task(
             scoring=scoring,
             answer_format=answer_format,
         ),
-        mean_ratings(min_mass, answer_format),
+        mean_ratings(options["min_mass"], answer_format),
         metric_names,
         weights,
         combine,
@@ -220,7 +218,7 @@ def dhp_task(
             "answer_format": answer_format,
             "repeats": 1 if scoring == "logprobs" else repeats,
             "temperature": temperature,
-            **({"min_mass": min_mass} if scoring == "logprobs" else {}),
+            **({"min_mass": options["min_mass"]} if scoring == "logprobs" else {}),
             **({**template.metadata(), "scale": scale or kind.prompt.high} if template else {}),
         },
     )
@@ -268,27 +266,17 @@ def chosen_criteria(kind: TextKind, metrics: Sequence[str] | None) -> list[Crite
     return criteria
 
 
-def check_options(
-    *,
-    n: int | None,
-    repeats: int,
-    combine: str,
-    scoring: str,
-    min_mass: float,
-    normalize: str,
-    answer_format: str,
-    judge_template: str | None = None,
-    task: str = "dhp",
-) -> JudgeTemplate | None:
-    """Every option a DHP task takes that needs no data, checked before any data is read or downloaded; the judge
-    template, loaded and checked."""
-    DHP.check(n=n, repeats=repeats, combine=combine, scoring=scoring, normalize=normalize)
-    check_rating_scoring(scoring, min_mass, SCORINGS)
-    check_answer_format(answer_format, scoring)
-    if normalize != DEFAULT_NORMALIZATION and scoring != "perplexity":
-        raise OptionError(f"normalize={normalize} applies to scoring=perplexity, not scoring={scoring}")
-    template = load_judge_template(judge_template, DHP_PLACEHOLDERS, task)
+def check_options(options: Mapping[str, Any], kind: TextKind, task: str) -> JudgeTemplate | None:
+    """What a DHP task's options say together (each alone the definition checked), before any data is read or
+    downloaded; the judge template, loaded and checked."""
+    scoring = options["scoring"]
+    check_rating_scoring(scoring, options["min_mass"], SCORINGS)
+    check_answer_format(options["answer_format"], scoring)
+    if options["normalize"] != DEFAULT_NORMALIZATION and scoring != "perplexity":
+        raise OptionError(f"normalize={options['normalize']} applies to scoring=perplexity, not scoring={scoring}")
+    template = load_judge_template(options["judge_template"], DHP_PLACEHOLDERS, task)
     check_template_scoring(template, scoring)
+    templated_prompt(kind.prompt, template, options["scale"])  # a scale without a template fails here
     return template
 
 
@@ -342,59 +330,15 @@ def generated_variants(
     return variants
 
 
-def paper_dataset_task(
-    dataset: DhpDataset,
-    *,
-    data_dir: str | None,
-    n: int,
-    seed: int,
-    perturbations: str | list[str] | None,
-    repeats: int,
-    temperature: float,
-    expert_weights: str | None,
-    combine: Combination,
-    suite: str | None = None,
-    scoring: Scoring = "sample",
-    min_mass: float = DEFAULT_MIN_MASS,
-    normalize: Normalization = DEFAULT_NORMALIZATION,
-    answer_format: AnswerFormat = "text",
-    judge_template: str | None = None,
-    scale: int | None = None,
-) -> Task:
-    """A DHP task on one of the paper's datasets, from its public source, a local folder or a built suite."""
-    template = check_options(
-        n=n,
-        repeats=repeats,
-        combine=combine,
-        scoring=scoring,
-        min_mass=min_mass,
-        normalize=normalize,
-        answer_format=answer_format,
-        judge_template=judge_template,
-        task=f"dhp_tasks/{dataset.name}",
+def paper_dataset_task(dataset: DhpDataset, options: Mapping[str, Any]) -> Task:
+    """A DHP task on one of the paper's datasets, from its public source, a local folder or a built suite;
+    ``options`` are the paper tasks' options as the definition checked them (``DHP.arguments("paper", ...)``)."""
+    kind = TEXT_KINDS[dataset.kind]
+    template = check_options(options, kind, f"dhp_tasks/{dataset.name}")
+    items, variants, chosen, metadata = paper_dataset_items(
+        dataset, options["data_dir"], options["n"], options["seed"], options["perturbations"], options["suite"]
     )
-    DHP.check(scale=scale)
-    templated_prompt(TEXT_KINDS[dataset.kind].prompt, template, scale)  # a scale without a template fails here
-    items, variants, chosen, metadata = paper_dataset_items(dataset, data_dir, n, seed, perturbations, suite)
-    return dhp_task(
-        dataset.name,
-        TEXT_KINDS[dataset.kind],
-        items,
-        variants,
-        chosen,
-        seed=seed,
-        repeats=repeats,
-        temperature=temperature,
-        expert_weights=expert_weights,
-        combine=combine,
-        metadata=metadata,
-        scoring=scoring,
-        min_mass=min_mass,
-        normalize=normalize,
-        answer_format=answer_format,
-        template=template,
-        scale=scale,
-    )
+    return dhp_task(dataset.name, kind, items, variants, chosen, metadata, options, template)
 
 
 def paper_dataset_items(
@@ -435,26 +379,6 @@ def paper_dataset_items(
     )
 
 
-PAPER_OPTIONS = (
-    "data_dir",
-    "n",
-    "seed",
-    "perturbations",
-    "repeats",
-    "temperature",
-    "expert_weights",
-    "combine",
-    "suite",
-    "scoring",
-    "min_mass",
-    "normalize",
-    "answer_format",
-    "judge_template",
-    "scale",
-)
-"""The options of the paper datasets' tasks, in their signatures' order."""
-
-
 def _dataset_task(dataset_name: str):
     dataset = DATASETS[dataset_name]
 
@@ -475,29 +399,12 @@ def _dataset_task(dataset_name: str):
         judge_template: str | None = DEFAULTS["judge_template"],
         scale: int | None = DEFAULTS["scale"],
     ) -> Task:
-        return paper_dataset_task(
-            dataset,
-            data_dir=data_dir,
-            n=n,
-            seed=seed,
-            perturbations=perturbations,
-            repeats=repeats,
-            temperature=temperature,
-            expert_weights=expert_weights,
-            combine=combine,
-            suite=suite,
-            scoring=scoring,
-            min_mass=min_mass,
-            normalize=normalize,
-            answer_format=answer_format,
-            judge_template=judge_template,
-            scale=scale,
-        )
+        """DHP discernment on {description}."""
+        return paper_dataset_task(dataset, DHP.arguments("paper", locals()))
 
     dataset_task.__name__ = dataset_name
     dataset_task.__qualname__ = dataset_name
-    dataset_task.__doc__ = DHP.docstring(f"DHP discernment on {dataset.description}.", PAPER_OPTIONS)
-    return task(name=dataset_name)(dataset_task)
+    return task(name=dataset_name)(DHP.takes("paper", description=dataset.description)(dataset_task))
 
 
 summeval = _dataset_task("summeval")
@@ -532,72 +439,33 @@ def load_custom_items(folder: str | Path) -> list[Item]:
 
 
 @task
+@DHP.takes("custom")
 def custom(
     data_dir: str,
-    kind: str = DEFAULTS["kind"],
-    metrics: str | list[str] | None = DEFAULTS["metrics"],
-    n: int | None = None,
-    seed: int = DEFAULTS["seed"],
-    perturbations: str | list[str] | None = DEFAULTS["perturbations"],
-    repeats: int = DEFAULTS["repeats"],
-    temperature: float = DEFAULTS["temperature"],
-    expert_weights: str | None = DEFAULTS["expert_weights"],
-    combine: Combination = DEFAULTS["combine"],
-    scoring: Scoring = DEFAULTS["scoring"],
-    min_mass: float = DEFAULTS["min_mass"],
-    normalize: Normalization = DEFAULTS["normalize"],
-    answer_format: AnswerFormat = DEFAULTS["answer_format"],
-    judge_template: str | None = DEFAULTS["judge_template"],
-    scale: int | None = DEFAULTS["scale"],
+    kind: str = CUSTOM_DEFAULTS["kind"],
+    metrics: str | list[str] | None = CUSTOM_DEFAULTS["metrics"],
+    n: int | None = CUSTOM_DEFAULTS["n"],
+    seed: int = CUSTOM_DEFAULTS["seed"],
+    perturbations: str | list[str] | None = CUSTOM_DEFAULTS["perturbations"],
+    repeats: int = CUSTOM_DEFAULTS["repeats"],
+    temperature: float = CUSTOM_DEFAULTS["temperature"],
+    expert_weights: str | None = CUSTOM_DEFAULTS["expert_weights"],
+    combine: Combination = CUSTOM_DEFAULTS["combine"],
+    scoring: Scoring = CUSTOM_DEFAULTS["scoring"],
+    min_mass: float = CUSTOM_DEFAULTS["min_mass"],
+    normalize: Normalization = CUSTOM_DEFAULTS["normalize"],
+    answer_format: AnswerFormat = CUSTOM_DEFAULTS["answer_format"],
+    judge_template: str | None = CUSTOM_DEFAULTS["judge_template"],
+    scale: int | None = CUSTOM_DEFAULTS["scale"],
 ) -> Task:
-    """DHP discernment on your own reference texts (the options are listed below, from the suite's definition)."""
-    DHP.check(kind=kind)
-    template = check_options(
-        n=n,
-        repeats=repeats,
-        combine=combine,
-        scoring=scoring,
-        min_mass=min_mass,
-        normalize=normalize,
-        answer_format=answer_format,
-        judge_template=judge_template,
-        task="dhp_tasks/custom",
-    )
-    DHP.check(scale=scale)
-    templated_prompt(TEXT_KINDS[kind].prompt, template, scale)
-    chosen_criteria(TEXT_KINDS[kind], names_option(metrics))
+    """DHP discernment on your own reference texts."""
+    options = DHP.arguments("custom", locals())
+    text_kind = TEXT_KINDS[kind]
+    template = check_options(options, text_kind, "dhp_tasks/custom")
+    chosen_criteria(text_kind, names_option(metrics))
     chosen = choose_perturbations(KIND_PERTURBATIONS[kind], requested_perturbations(perturbations))
     pool = load_custom_items(data_dir)
     items = select_items(pool, n or len(pool), seed, "custom")
-    return dhp_task(
-        "custom",
-        TEXT_KINDS[kind],
-        items,
-        generated_variants(items, pool, chosen, seed, "custom"),
-        chosen,
-        metrics=names_option(metrics),
-        seed=seed,
-        repeats=repeats,
-        temperature=temperature,
-        expert_weights=expert_weights,
-        combine=combine,
-        metadata={"source": str(data_dir), "n_items": len(items), "n_eligible": len(pool)},
-        scoring=scoring,
-        min_mass=min_mass,
-        normalize=normalize,
-        answer_format=answer_format,
-        template=template,
-        scale=scale,
-    )
-
-
-CUSTOM_OPTIONS = (
-    "data_dir",
-    "kind",
-    "metrics",
-    "n",
-    *[name for name in PAPER_OPTIONS if name not in ("data_dir", "n", "suite")],
-)
-"""The options of the ``custom`` task, in its signature's order."""
-
-custom.__doc__ = DHP.docstring("DHP discernment on your own reference texts.", CUSTOM_OPTIONS)
+    variants = generated_variants(items, pool, chosen, seed, "custom")
+    metadata = {"source": str(data_dir), "n_items": len(items), "n_eligible": len(pool)}
+    return dhp_task("custom", text_kind, items, variants, chosen, metadata, options, template)

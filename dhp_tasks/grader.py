@@ -22,7 +22,7 @@ from scorers.discernment import Combination
 from scorers.grader import GRADE, grader_grades
 from solvers.grader import grade_submissions, grader_metadata, load_grader, scorer_arguments
 
-DEFAULTS = DHP_GRADER.default_values
+DEFAULTS = DHP_GRADER.task_defaults("grader")
 
 
 def _submission(state: TaskState) -> Mapping[str, str]:
@@ -33,12 +33,18 @@ def _context(state: TaskState) -> str:
     return state.metadata.get("context") or ""
 
 
+def _no_input(state: TaskState) -> str:
+    return ""
+
+
 @task
+@DHP_GRADER.takes("grader")
 def grader(
     dataset: str = DEFAULTS["dataset"],
     scorer: str | None = DEFAULTS["scorer"],
     scorer_args: str | dict[str, Any] | None = DEFAULTS["scorer_args"],
     target: str = DEFAULTS["target"],
+    input: str = DEFAULTS["input"],
     data_dir: str | None = DEFAULTS["data_dir"],
     n: int = DEFAULTS["n"],
     seed: int = DEFAULTS["seed"],
@@ -47,7 +53,7 @@ def grader(
     suite: str | None = DEFAULTS["suite"],
 ) -> Task:
     """DHP with your grader: any inspect scorer grades each reference text and each perturbed copy."""
-    DHP_GRADER.check(dataset=dataset, target=target, n=n, combine=combine)
+    DHP_GRADER.arguments("grader", locals())
     arguments = scorer_arguments(scorer_args)
     grading = load_grader(scorer, arguments)
     chosen_dataset = DATASETS[dataset]
@@ -65,7 +71,7 @@ def grader(
         items,
         variants,
         chosen,
-        grade_submissions(_submission, grading, scorer_target, _context),
+        grade_submissions(_submission, grading, scorer_target, _context if input == "context" else _no_input),
         grader_grades(),
         [GRADE],
         {perturbation.id: {GRADE: 1.0} for perturbation in chosen},
@@ -78,12 +84,7 @@ def grader(
             "paradigm": "grader",
             "grader": grader_metadata(str(scorer), arguments),
             "target": target,
+            "input": input,
         },
         version=DHP_GRADER.version,
     )
-
-
-grader.__doc__ = DHP_GRADER.docstring(
-    "DHP with your grader: any inspect scorer grades each reference text and each perturbed copy.",
-    [option.name for option in DHP_GRADER.options],
-)

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from dhp_tasks.data import DATASETS, load_pool, select_items
+from dhp_tasks.definition import DHP
 from dhp_tasks.llm_perturbations import (
     LLM_PERTURBATIONS,
     PROMPT_VERSION,
@@ -111,6 +112,7 @@ async def build_suite(
     """Select items, apply every chosen perturbation, and return the suite (LLM rows need ``perturber``)."""
     from inspect_ai.model import CachePolicy, GenerateConfig, get_model
 
+    DHP.option("n").check(n)
     dataset = DATASETS[dataset_name]
     chosen = select_perturbations(all_perturbations(dataset_name), perturbations)
     llm_rows = [p for p in chosen if p.method == "llm"]

@@ -3,14 +3,64 @@
 from __future__ import annotations
 
 from fbi_tasks.data import ABILITIES
-from fbi_tasks.prompts import DEFAULT_SCALE, PAIRWISE_STRATEGIES, REFERENCE_STRATEGIES, SINGLE_STRATEGIES
-from judge_data.definitions import ALL, Headline, Option, SuiteDefinition
+from fbi_tasks.prompts import PAIRWISE_STRATEGIES, REFERENCE_STRATEGIES, SINGLE_STRATEGIES, STRATEGIES
+from judge_data.definitions import ALL, Headline, Option, SuiteDefinition, TaskOptions
 from scorers.fbi import HEADLINES
 from scorers.grader import SCORER_ERRORS
 from solvers.grader import TARGETS
 from solvers.judge_template import FBI_PLACEHOLDERS
 from solvers.reading.formats import ANSWER_FORMATS
 from solvers.reading.logprobs import DEFAULT_MIN_MASS, RATING_SCORINGS
+
+ITEM_OPTIONS = (
+    "data_dir",
+    "abilities",
+    "categories",
+    "per_category",
+    "seed",
+    "include_extra",
+    "hub_revision",
+    "keep_identical",
+    "suite",
+)
+"""The options that choose FBI's items, shared by every FBI task."""
+
+ITEM_SETTINGS = ("task_version", "source", "n_items", *ITEM_OPTIONS)
+"""What makes two runs judge the same items, the grader runs' comparability with FBI's judge settings left out."""
+
+RATING_OPTIONS = (
+    "strategy",
+    "data_dir",
+    "abilities",
+    "categories",
+    "per_category",
+    "seed",
+    "scale",
+    "include_extra",
+    "temperature",
+    "hub_revision",
+    "keep_identical",
+    "scoring",
+    "min_mass",
+    "answer_format",
+    "judge_template",
+    "suite",
+)
+"""The options of the tasks that rate answers (single and reference), in their signatures' order."""
+
+LM_EVAL_OPTIONS = (
+    "data_dir",
+    "abilities",
+    "categories",
+    "per_category",
+    "seed",
+    "scale",
+    "include_extra",
+    "hub_revision",
+    "keep_identical",
+    "answer_format",
+)
+"""The options lm-eval's FBI tasks read from their metadata (the strategy is in the task's name)."""
 
 FBI = SuiteDefinition(
     name="fbi",
@@ -60,7 +110,11 @@ FBI = SuiteDefinition(
             "scale",
             None,
             "top of the score range (single, reference); the rubric strategies take 3 or 5",
-            shown_default=", ".join(f"{scale} ({strategy})" for strategy, scale in DEFAULT_SCALE.items()),
+            shown_default=", ".join(
+                f"{strategy.default_scale} ({strategy.name})"
+                for paradigm in ("single", "reference")
+                for strategy in STRATEGIES[paradigm].values()
+            ),
         ),
         Option("include_extra", False, "also load the two long-form files outside the paper's 2,400 items"),
         Option("temperature", 0.0, "judge temperature (the paper's 0)"),
@@ -125,20 +179,29 @@ FBI = SuiteDefinition(
         "judge_template",
         "suite",
     ),
+    tasks={
+        "single": TaskOptions(
+            RATING_OPTIONS,
+            docs={"strategy": f"one of {', '.join(SINGLE_STRATEGIES)} (default vanilla)"},
+            lm_eval=LM_EVAL_OPTIONS,
+        ),
+        "pairwise": TaskOptions(
+            tuple(name for name in RATING_OPTIONS if name not in ("scale", "scoring", "min_mass")),
+            defaults={"strategy": "pairwise"},
+            docs={"strategy": f"one of {', '.join(PAIRWISE_STRATEGIES)} (default pairwise)"},
+            lm_eval=tuple(name for name in LM_EVAL_OPTIONS if name != "scale"),
+        ),
+        "reference": TaskOptions(
+            RATING_OPTIONS,
+            defaults={"strategy": "reference"},
+            docs={
+                "strategy": "reference",
+                "scale": "top of the score range (default 10); a perturbed answer given it fails",
+            },
+            lm_eval=LM_EVAL_OPTIONS,
+        ),
+    },
 )
-
-ITEM_OPTIONS = (
-    "data_dir",
-    "abilities",
-    "categories",
-    "per_category",
-    "seed",
-    "include_extra",
-    "hub_revision",
-    "keep_identical",
-    "suite",
-)
-"""The options that choose FBI's items, shared by every FBI task."""
 
 FBI_GRADER = SuiteDefinition(
     name="fbi_grader",
@@ -178,19 +241,12 @@ FBI_GRADER = SuiteDefinition(
         *(headline for headline in FBI.headlines if "flip" not in headline.metric),
         Headline(SCORER_ERRORS, higher_is_better=False, leaderboard=False),
     ),
-    comparable_on=(
-        "task_version",
-        "source",
-        "n_items",
-        "seed",
-        "per_category",
-        "abilities",
-        "categories",
-        "include_extra",
-        "keep_identical",
-        "target",
-        "suite",
-    ),
+    comparable_on=(*(name for name in FBI.comparable_on if name in ITEM_SETTINGS), "target"),
+    tasks={
+        "grader": TaskOptions(
+            ("scorer", "scorer_args", "target", *ITEM_OPTIONS),
+        )
+    },
 )
 
 DEFINITIONS = (FBI, FBI_GRADER)

@@ -16,11 +16,11 @@ from inspect_ai.scorer import Target
 from inspect_ai.solver import TaskState
 
 from fbi_tasks.definition import FBI_GRADER
-from fbi_tasks.fbi import _sample, select_items
+from fbi_tasks.fbi import item_sample, select_items
 from scorers.grader import grader_blind_spot_rates, grader_blind_spots
 from solvers.grader import grade_submissions, grader_metadata, load_grader, scorer_arguments
 
-DEFAULTS = FBI_GRADER.default_values
+DEFAULTS = FBI_GRADER.task_defaults("grader")
 
 
 def _submissions(state: TaskState) -> Mapping[str, str]:
@@ -36,6 +36,7 @@ def _no_target(state: TaskState) -> Target:
 
 
 @task
+@FBI_GRADER.takes("grader")
 def grader(
     scorer: str | None = DEFAULTS["scorer"],
     scorer_args: str | dict[str, Any] | None = DEFAULTS["scorer_args"],
@@ -51,14 +52,12 @@ def grader(
     suite: str | None = DEFAULTS["suite"],
 ) -> Task:
     """FBI with your grader: any inspect scorer grades the gold and the perturbed answer of each item."""
-    FBI_GRADER.check(target=target, per_category=per_category)
+    options = FBI_GRADER.arguments("grader", locals())
     arguments = scorer_arguments(scorer_args)
     grading = load_grader(scorer, arguments)
-    selection, source = select_items(
-        suite, data_dir, abilities, categories, per_category, seed, include_extra, hub_revision, keep_identical
-    )
+    selection, source = select_items(options)
     return Task(
-        dataset=MemoryDataset([_sample(item) for item in selection.items], name="fbi_grader"),
+        dataset=MemoryDataset([item_sample(item) for item in selection.items], name="fbi_grader"),
         solver=grade_submissions(_submissions, grading, _gold_target if target == "gold" else _no_target),
         scorer=grader_blind_spots(),
         metrics=[grader_blind_spot_rates()],
@@ -75,9 +74,3 @@ def grader(
             "left_out_identical": [f"{item.category}/{item.id}" for item in selection.unchanged],
         },
     )
-
-
-grader.__doc__ = FBI_GRADER.docstring(
-    "FBI with your grader: any inspect scorer grades the gold and the perturbed answer of each item.",
-    [option.name for option in FBI_GRADER.options],
-)

@@ -9,22 +9,102 @@ and no explanation.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from judge_data.options import OptionError
+from scorers.fbi import Paradigm
 from solvers.reading.formats import AnswerFormat
 from solvers.reading.json_answers import json_request
 from solvers.reading.shapes import VERDICT, YES_NO, AnswerShape
 
-SINGLE_STRATEGIES = ("vanilla_star", "vanilla", "rubric", "axis", "axis_rubric")
-PAIRWISE_STRATEGIES = ("pairwise_star", "pairwise", "rules", "axis", "axis_rules")
-REFERENCE_STRATEGIES = ("reference",)
+RUBRIC_SCALES = (3, 5)
+"""The paper's two rubric ranges."""
 
-EXPLAINED = {"vanilla", "rubric", "axis", "axis_rubric", "pairwise", "rules", "axis_rules", "reference"}
-"""Strategies whose judge writes an explanation before its verdict."""
 
-DEFAULT_SCALE = {"vanilla_star": 10, "vanilla": 10, "axis": 10, "rubric": 3, "axis_rubric": 3, "reference": 10}
-"""Score ranges as in the paper: 1-10 without a rubric, 1-3 with one (1-5 is the paper's other option)."""
+@dataclass(frozen=True)
+class Strategy:
+    """One of FBI's judging strategies (the paper's Section 4), decoded once from ``-T strategy=`` and the task's
+    paradigm by :func:`fbi_strategy`: what its prompt shows and asks, whether the judge sees the gold answer as a
+    reference, and its score range."""
+
+    paradigm: Paradigm
+    name: str
+    explains: bool
+    """The judge explains before its verdict (so the explanation check has something to check)."""
+    axis: bool = False
+    """The prompt shows the evaluation axis that fits the question's ability."""
+    rules: bool = False
+    """The prompt gives a rubric of score levels (single) or rules for comparing (pairwise)."""
+    default_scale: int = 10
+    """Top of the score range when ``-T scale`` is not given: the paper's 1-10, 1-3 with a rubric (1-5 is its other
+    rubric range); pairwise verdicts have none (their prompts ignore it)."""
+
+    @property
+    def uses_reference(self) -> bool:
+        """Whether the judge sees the gold answer as the reference (the ``reference`` paradigm)."""
+        return self.paradigm == "reference"
+
+    @property
+    def rated(self) -> bool:
+        """Whether the judge rates answers on a scale (single and reference) rather than picking one (pairwise)."""
+        return self.paradigm != "pairwise"
+
+    def scale(self, given: int | None) -> int:
+        """The top of the score range: ``given`` (``-T scale``) or the strategy's; a rubric takes 3 or 5 only."""
+        scale = given or self.default_scale
+        if self.rules and self.rated and scale not in RUBRIC_SCALES:
+            raise OptionError(f"{self.name} scores on 1-3 or 1-5 (the paper's two rubric ranges), not 1-{scale}")
+        return scale
+
+
+STRATEGIES: dict[Paradigm, dict[str, Strategy]] = {
+    "single": {
+        strategy.name: strategy
+        for strategy in (
+            Strategy("single", "vanilla_star", explains=False),
+            Strategy("single", "vanilla", explains=True),
+            Strategy("single", "rubric", explains=True, rules=True, default_scale=3),
+            Strategy("single", "axis", explains=True, axis=True),
+            Strategy("single", "axis_rubric", explains=True, axis=True, rules=True, default_scale=3),
+        )
+    },
+    "pairwise": {
+        strategy.name: strategy
+        for strategy in (
+            Strategy("pairwise", "pairwise_star", explains=False),
+            Strategy("pairwise", "pairwise", explains=True),
+            Strategy("pairwise", "rules", explains=True, rules=True),
+            Strategy("pairwise", "axis", explains=True, axis=True),
+            Strategy("pairwise", "axis_rules", explains=True, axis=True, rules=True),
+        )
+    },
+    "reference": {"reference": Strategy("reference", "reference", explains=True)},
+}
+"""FBI's eleven strategies by paradigm, as the paper names them."""
+
+SINGLE_STRATEGIES = tuple(STRATEGIES["single"])
+PAIRWISE_STRATEGIES = tuple(STRATEGIES["pairwise"])
+REFERENCE_STRATEGIES = tuple(STRATEGIES["reference"])
+
+EXPLAINED = sorted({strategy.name for named in STRATEGIES.values() for strategy in named.values() if strategy.explains})
+"""The names of the strategies whose judge writes an explanation before its verdict."""
+
+
+def fbi_strategy(paradigm: str, name: str) -> Strategy:
+    """The strategy ``name`` of ``paradigm`` (``-T strategy=`` of the paradigm's task, or a run's settings)."""
+    by_name: Mapping[str, Strategy] = next((named for key, named in STRATEGIES.items() if key == paradigm), {})
+    if name not in by_name:
+        raise OptionError(f"unknown {paradigm} strategy {name!r}; choose from {list(by_name)}")
+    return by_name[name]
+
+
+def judged_strategy(settings: Mapping[str, Any]) -> tuple[Strategy, int]:
+    """The strategy and score range a judge run's settings name (its task metadata ``paradigm``, ``strategy`` and
+    ``scale``, as lm-eval's documents keep them)."""
+    strategy = fbi_strategy(settings["paradigm"], settings["strategy"])
+    return strategy, strategy.scale(settings["scale"])
 
 
 @dataclass(frozen=True)
@@ -157,7 +237,7 @@ def rating_shape(scale: int) -> AnswerShape:
 
 
 def single_prompt(
-    strategy: str,
+    strategy: Strategy,
     question: str,
     answer: str,
     scale: int,
@@ -167,23 +247,21 @@ def single_prompt(
 ) -> str:
     """A prompt that rates one answer to ``question`` (asking for the bare number with ``rating_only``, for a JSON
     object with ``answer_format="json"``)."""
-    if strategy not in SINGLE_STRATEGIES:
-        raise ValueError(f"unknown single-answer strategy {strategy!r}; choose from {SINGLE_STRATEGIES}")
     parts = [
         "You are judging the quality of an AI assistant's answer to a user's request.",
         f"[Request]\n{question}",
         f"[Answer]\n{answer}",
     ]
-    if strategy in ("axis", "axis_rubric"):
+    if strategy.axis:
         parts.append(_axis_text(axis))
-    if strategy in ("rubric", "axis_rubric"):
-        parts.append(f"Score with this rubric:\n{_levels(scale, axis if strategy == 'axis_rubric' else None)}")
+    if strategy.rules:
+        parts.append(f"Score with this rubric:\n{_levels(scale, axis if strategy.axis else None)}")
     rating = f"Rating: [[n]], where n is a whole number from 1 (worst) to {scale} (best)"
     if rating_only:
         parts.append(rating_only_request(scale))
     elif answer_format == "json":
         parts.append(json_request(rating_shape(scale)))
-    elif strategy == "vanilla_star":
+    elif not strategy.explains:
         parts.append(f"Reply with the rating only, in exactly this form: {rating}.")
     else:
         parts.append(f"First explain your assessment in a few sentences. Then end with {rating}.")
@@ -191,25 +269,23 @@ def single_prompt(
 
 
 def pairwise_prompt(
-    strategy: str, question: str, answer_a: str, answer_b: str, axis: Axis, answer_format: AnswerFormat = "text"
+    strategy: Strategy, question: str, answer_a: str, answer_b: str, axis: Axis, answer_format: AnswerFormat = "text"
 ) -> str:
     """A prompt that compares two answers to ``question``, shown as A and B."""
-    if strategy not in PAIRWISE_STRATEGIES:
-        raise ValueError(f"unknown pairwise strategy {strategy!r}; choose from {PAIRWISE_STRATEGIES}")
     parts = [
         "You are comparing two AI assistants' answers to the same user request. Decide which answer is better.",
         f"[Request]\n{question}",
         f"[Answer A]\n{answer_a}",
         f"[Answer B]\n{answer_b}",
     ]
-    if strategy in ("axis", "axis_rules"):
+    if strategy.axis:
         parts.append(_axis_text(axis))
-    if strategy in ("rules", "axis_rules"):
+    if strategy.rules:
         parts.append("Follow these rules:\n" + "\n".join(f"{n}. {rule}" for n, rule in enumerate(PAIRWISE_RULES, 1)))
     verdict = "[[A]] if answer A is better, [[B]] if answer B is better, or [[C]] for a tie"
     if answer_format == "json":
         parts.append(json_request(VERDICT))
-    elif strategy == "pairwise_star":
+    elif not strategy.explains:
         parts.append(f"Reply with the verdict only: {verdict}.")
     else:
         parts.append(f"First explain your comparison in a few sentences. Then end with your verdict: {verdict}.")

@@ -11,17 +11,44 @@ the tables; a test fails when one is out of date).
 from __future__ import annotations
 
 import importlib
+import inspect
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from judge_data.options import OptionError
 
 ALL = "all"
 """The README's word for an option whose default, ``None``, means every item, criterion or category."""
+
+REQUIRED: Any = inspect.Parameter.empty
+"""A task's own default for an option it cannot do without (``custom``'s ``data_dir``): its signature has none."""
+
+TASK_OPTIONS = "__suite_task_options__"
+"""The attribute :meth:`SuiteDefinition.takes` sets on a task function: ``(definition name, task options name)``."""
+
+COUNTS_LOWER_IS_BETTER = (
+    "parse_failure",
+    "n_undefined",
+    "undefined",
+    "missed",
+    "explanation_unparsed",
+    "json_fallbacks",
+)
+"""Metric name prefixes, in every suite, of counts a better judge keeps low."""
+
+LOWER_IS_BETTER = re.compile(
+    r"^(si_)?(error_rate|flip_rate|perturbed_both_orders|tie_both_orders|tie_rate|"
+    + "|".join(COUNTS_LOWER_IS_BETTER)
+    + ")"
+)
+"""Metric names, in every suite, where a better judge scores lower (the rest: higher is better, or neutral counts):
+FBI's rates and the counts; lm-eval's YAML files and ``judge-report`` both read their direction here."""
+
+TaskFunction = TypeVar("TaskFunction", bound=Callable[..., Any])
 
 
 @dataclass(frozen=True)
@@ -37,11 +64,18 @@ class Option:
     """The least value of a count (``n``, ``repeats``); ``None`` (the default meaning "all") is always allowed."""
     shown_default: str | None = None
     """How the README shows the default, where the value alone would not say it (``None`` meaning "all")."""
+    refused: Mapping[Any, str] = field(default_factory=dict)
+    """Values refused with a message of their own (a value that moved to another option)."""
+    label: str | None = None
+    """What an unknown value is called in the error, where the option's name alone would not say it."""
 
     def check(self, value: Any) -> None:
         """Refuse a value outside :attr:`choices` or below :attr:`minimum`, naming the option and what it takes."""
+        for refused, message in self.refused.items():
+            if value == refused:
+                raise OptionError(message)
         if self.choices and value not in self.choices:
-            raise OptionError(f"unknown {self.name} {value!r}; choose from {list(self.choices)}")
+            raise OptionError(f"unknown {self.label or self.name} {value!r}; choose from {list(self.choices)}")
         if self.minimum is not None and value is not None and value < self.minimum:
             raise OptionError(f"{self.name} must be at least {self.minimum:g}, got {value}")
 
@@ -51,6 +85,22 @@ class Option:
         if self.shown_default is not None:
             return self.shown_default
         return "none" if self.default is None else f"`{self.default}`"
+
+
+@dataclass(frozen=True)
+class TaskOptions:
+    """The ``-T`` options one kind of task takes, in its signature's order: the definition checks them, documents
+    them and hands them to the task's builder; the test of the house holds each signature to them."""
+
+    names: tuple[str, ...]
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    """Defaults the task sets itself over its option's (``REQUIRED`` where it has none); the option's doc or shown
+    default names them."""
+    docs: Mapping[str, str] = field(default_factory=dict)
+    """What an option means for this task, where it differs from the option's doc."""
+    lm_eval: tuple[str, ...] = ()
+    """The options lm-eval's version of the task reads from its metadata (the rest are lm-eval's own settings or
+    part of the lm-eval task's name)."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +135,8 @@ class SuiteDefinition:
     headlines: tuple[Headline, ...]
     comparable_on: tuple[str, ...]
     """Run settings (task metadata, then task arguments) that must agree for two runs to share a column."""
+    tasks: Mapping[str, TaskOptions] = field(default_factory=dict)
+    """Each kind of task and the options it takes; every declared option is taken by one of them."""
     readme: str = "README.md"
     _by_name: dict[str, Option] = field(init=False, repr=False, compare=False, default_factory=dict)
 
@@ -96,6 +148,13 @@ class SuiteDefinition:
         if max(self.changelog, default=None) != self.version:
             raise ValueError(f"suite {self.name}: version {self.version} has no changelog entry")
         self._by_name.update((option.name, option) for option in self.options)
+        taken = {name for task in self.tasks.values() for name in task.names}
+        unknown = sorted(taken - set(names))
+        if unknown:
+            raise ValueError(f"suite {self.name}: tasks take undeclared options {unknown}")
+        untaken = [name for name in names if name not in taken]
+        if self.tasks and untaken:
+            raise ValueError(f"suite {self.name}: options {untaken} are declared but no task takes them")
 
     def option(self, name: str) -> Option:
         """The option called ``name`` (a ``KeyError`` names a typo in a task signature at import time)."""
@@ -119,6 +178,39 @@ class SuiteDefinition:
         for name, value in values.items():
             self.option(name).check(value)
 
+    def task_defaults(self, task: str) -> dict[str, Any]:
+        """The options of one kind of task with its defaults, in its signature's order: ``DEFAULTS["n"]``."""
+        spec = self.tasks[task]
+        return {name: spec.defaults.get(name, self.default(name)) for name in spec.names}
+
+    def lm_eval_defaults(self, task: str) -> dict[str, Any]:
+        """The options lm-eval's version of a kind of task reads from its metadata, with their defaults."""
+        defaults = self.task_defaults(task)
+        return {name: None if defaults[name] is REQUIRED else defaults[name] for name in self.tasks[task].lm_eval}
+
+    def arguments(self, task: str, given: Mapping[str, Any]) -> dict[str, Any]:
+        """The options of one kind of task, checked once, for its builder: the values ``given`` (a task function's
+        ``locals()``, or lm-eval's choices) over the task's defaults, each checked against its declaration."""
+        values = {name: given.get(name, default) for name, default in self.task_defaults(task).items()}
+        missing = [name for name, value in values.items() if value is REQUIRED]
+        if missing:
+            raise OptionError(f"{self.name} {task} needs {', '.join(missing)}")
+        self.check(**values)
+        return values
+
+    def takes(self, task: str, **fields: str) -> Callable[[TaskFunction], TaskFunction]:
+        """Decorate a task function (under ``@task``) that takes one kind of task's options: its docstring, a one-line
+        summary (``fields`` fill its ``{name}`` fields), gets an ``Args`` entry per option from the declarations."""
+
+        def document(function: TaskFunction) -> TaskFunction:
+            spec = self.tasks[task]
+            summary = " ".join((function.__doc__ or "").split()).format(**fields)
+            function.__doc__ = self.docstring(summary, spec.names, spec.docs)
+            setattr(function, TASK_OPTIONS, (self.name, task))
+            return function
+
+        return document
+
     def docstring(self, summary: str, names: Sequence[str], extra: Mapping[str, str] | None = None) -> str:
         """A task's docstring: ``summary`` and an ``Args`` entry per option (``extra`` overrides a doc)."""
         lines = [summary, "", "Args:"]
@@ -135,6 +227,28 @@ class SuiteDefinition:
             doc = option.doc.replace("|", "\\|").replace("\n", " ")
             rows.append(f"| `{option.name}` | {option.default_text} | {values} | {doc} |")
         return "\n".join(rows)
+
+    def lm_eval_rows(self) -> list[str]:
+        """Rows of lm-eval's options table: per kind of task, the options lm-eval's version reads, with defaults."""
+        rows = []
+        for task, spec in self.tasks.items():
+            if not spec.lm_eval:
+                continue
+            defaults = self.task_defaults(task)
+            shown = []
+            for name in spec.lm_eval:
+                option = self.option(name)
+                if defaults[name] is REQUIRED:
+                    default = "required"
+                elif defaults[name] == option.default and name not in spec.docs:
+                    default = option.default_text
+                else:
+                    default = (
+                        (ALL if name not in spec.docs else "none") if defaults[name] is None else f"`{defaults[name]}`"
+                    )
+                shown.append(f"`{name}` ({default})")
+            rows.append(f"| {self.name} | {task} | {', '.join(shown)} |")
+        return rows
 
     def changelog_table(self) -> str:
         """The README's changelog of task versions."""
@@ -175,7 +289,8 @@ def readme_with_tables(text: str, definitions_by_block: Mapping[str, Callable[[]
 
 
 def generated_blocks() -> dict[Path, dict[str, Callable[[], str]]]:
-    """For each suite README, the generated blocks it holds: ``<suite>_options`` and ``<suite>_versions``."""
+    """For each suite README, the generated blocks it holds: ``<suite>_options`` and ``<suite>_versions``; for
+    lm-eval's, ``lm_eval_options``."""
     root = Path(__file__).resolve().parents[1]
     blocks: dict[Path, dict[str, Callable[[], str]]] = {}
     for package in SUITE_MODULES:
@@ -184,11 +299,20 @@ def generated_blocks() -> dict[Path, dict[str, Callable[[], str]]]:
             blocks.setdefault(path, {})
             blocks[path][f"{definition.name}_options"] = definition.options_table
             blocks[path][f"{definition.name}_versions"] = definition.changelog_table
+    blocks[root / "lm_eval_tasks" / "README.md"] = {"lm_eval_options": lm_eval_options_table}
     return blocks
 
 
+def lm_eval_options_table() -> str:
+    """lm-eval's README table of the options each kind of task reads from its metadata, from the definitions."""
+    rows = ["| definition | tasks | options (default) |", "|---|---|---|"]
+    for definition in definitions().values():
+        rows += definition.lm_eval_rows()
+    return "\n".join(rows)
+
+
 def main() -> None:
-    """Rewrite the generated tables of every suite README from the definitions."""
+    """Rewrite the generated tables of every suite README (and lm-eval's options table) from the definitions."""
     for path, blocks in generated_blocks().items():
         text = path.read_text(encoding="utf-8")
         path.write_text(readme_with_tables(text, blocks), encoding="utf-8")

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from judge_data.io import DataError, read_jsonl
-from judge_data.options import OptionError, check_at_least
+from judge_data.options import OptionError
 
 CRITERIA_FILE = "criteria.json"
 ITEMS_FILE = "items.jsonl"
@@ -238,7 +238,6 @@ def choose_criteria(
 
 def select_items(items: Sequence[HumanItem], n: int | None, seed: int) -> list[HumanItem]:
     """``n`` items drawn with ``seed``, kept in file order (all of them when ``n`` is None)."""
-    check_at_least("n", n, 1)
     if n is None or n >= len(items):
         return list(items)
     keep = sorted(random.Random(seed).sample(range(len(items)), n))
@@ -251,7 +250,6 @@ def select_documents(items: Sequence[HumanItem], documents: int | None, seed: in
     A document is what the responses answer, the item's ``task`` text (an article, a prompt, a conversation): drawing
     whole documents gives each drawn document every system's response to it, which system-level agreement needs.
     """
-    check_at_least("documents", documents, 1)
     names = list(dict.fromkeys(item.task for item in items))
     if documents is None or documents >= len(names):
         return list(items)

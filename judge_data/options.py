@@ -24,13 +24,6 @@ def names_option(value: str | Sequence[str] | None) -> list[str] | None:
     return [str(part).strip() for part in parts if str(part).strip()]
 
 
-def check_at_least(name: str, value: int | None, minimum: int) -> None:
-    """A count option (``n``, ``repeats``, ``samples``) below its minimum is an :class:`OptionError`; ``None`` means
-    the option's default (all items, say)."""
-    if value is not None and value < minimum:
-        raise OptionError(f"{name} must be at least {minimum}, got {value}")
-
-
 def builder_model_args(pairs: Sequence[str]) -> dict[str, Any]:
     """The ``-M name=value`` options of the suite-building commands (``dhp-build``, ``fbi-build``) as model
     arguments: ``true``/``false`` as booleans, everything else as text."""

@@ -16,8 +16,9 @@ import math
 import re
 from pathlib import Path
 
+from judge_data.definitions import COUNTS_LOWER_IS_BETTER
 from judge_report.runs import Run
-from judge_report.suites import COUNTS_LOWER_IS_BETTER, SuiteView, confidence_interval
+from judge_report.suites import SuiteView, confidence_interval
 from judge_report.tables import Report
 
 TASK_TYPE = "judge-meta-evaluation"

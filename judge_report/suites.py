@@ -18,7 +18,7 @@ from dhp_tasks.definition import DHP as DHP_DEFINITION
 from dhp_tasks.definition import DHP_GRADER as DHP_GRADER_DEFINITION
 from fbi_tasks.definition import FBI as FBI_DEFINITION
 from fbi_tasks.definition import FBI_GRADER as FBI_GRADER_DEFINITION
-from judge_data.definitions import SuiteDefinition
+from judge_data.definitions import LOWER_IS_BETTER, SuiteDefinition
 from judge_report.runs import Run
 from scorers.criteria_consistency import IDENTICAL_LISTS
 
@@ -46,9 +46,6 @@ class PaperTable:
 
 KIND_WHEN_NOT_DEFAULT = ("mode", "scoring", "answer_format")
 """Options that make a different kind of run, named in a leaderboard column only where they are not the default."""
-
-COUNTS_LOWER_IS_BETTER = ("parse_failure", "undefined", "missed", "json_fallbacks")
-"""Metric name prefixes, in every suite, of counts a better judge keeps low."""
 
 
 @dataclass(frozen=True)
@@ -106,8 +103,8 @@ class SuiteView:
 
     def higher_is_better(self, metric: str) -> bool:
         """Whether a larger value of ``metric`` ranks a judge higher (a headline's family shares its direction)."""
-        lower = [headline.metric for headline in self.definition.headlines if not headline.higher_is_better]
-        return not metric.startswith((*lower, *COUNTS_LOWER_IS_BETTER))
+        lower = tuple(headline.metric for headline in self.definition.headlines if not headline.higher_is_better)
+        return not (metric.startswith(lower) or LOWER_IS_BETTER.match(metric))
 
     def unparsed(self, run: Run) -> tuple[float, float]:
         """``(answers that did not parse, answers asked for)`` in a run."""

@@ -315,8 +315,9 @@ def build_report(
 
     read = CachedReader(items)
     leaderboard, column_runs = _leaderboard(reported, judges, task_label, cell, parse_failure_flag, notes, read)
-    comparisons = _compare_judges(leaderboard, column_runs, judges, read, notes)
-    references = add_references(leaderboard, column_runs, suite_tables, read, notes)
+    columns = LeaderboardColumns(leaderboard, column_runs, read, notes)
+    comparisons = _compare_judges(columns, judges)
+    references = add_references(columns, suite_tables)
 
     paper_tables: dict[str, Table] = {}
     for run, view, config in reported:
@@ -459,15 +460,22 @@ def _leaderboard(
     return table, column_runs
 
 
-def _compare_judges(
-    table: Table,
-    column_runs: Mapping[str, Mapping[str, list[Run]]],
-    judges: Mapping[str, Judge],
-    reader: ItemReader,
-    notes: list[str],
-) -> list[ComparisonRow]:
+@dataclass(frozen=True)
+class LeaderboardColumns:
+    """What the comparisons and the references of the leaderboard's columns read: the leaderboard, each column's
+    runs by judge, the reader of a run's per-item values, and the report's notes, which they add to."""
+
+    table: Table
+    runs: Mapping[str, Mapping[str, list[Run]]]
+    """Column label -> judge -> the runs the column's cell of that judge pools."""
+    reader: ItemReader
+    notes: list[str]
+
+
+def _compare_judges(columns: LeaderboardColumns, judges: Mapping[str, Judge]) -> list[ComparisonRow]:
     """Every pair of judges of every leaderboard column compared on the items both ran (:func:`scorers.paired.
     compare`), p-values Holm-adjusted over the column's pairs, and each judge's rank group set on its cell."""
+    table, column_runs, reader, notes = columns.table, columns.runs, columns.reader, columns.notes
     rows: list[ComparisonRow] = []
     for info in table.column_info:
         runs_by_judge = column_runs[info.label]
@@ -521,15 +529,10 @@ def _compare_judges(
     return rows
 
 
-def add_references(
-    leaderboard: Table,
-    column_runs: Mapping[str, Mapping[str, list[Run]]],
-    suite_tables: Mapping[str, Table],
-    reader: ItemReader,
-    notes: list[str],
-) -> list[ReferenceRow]:
+def add_references(columns: LeaderboardColumns, suite_tables: Mapping[str, Table]) -> list[ReferenceRow]:
     """The yardsticks of every leaderboard column (from the runs of its first judge whose log holds the items), as
     reference rows of the leaderboard and, task by task, of the suite tables' columns of the same headline."""
+    leaderboard, column_runs, reader, notes = columns.table, columns.runs, columns.reader, columns.notes
     rows: list[ReferenceRow] = []
     for info in leaderboard.column_info:
         found: list[Reference] | str = "no run of this column"

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
-from adherence_tasks.adherence import adherence_task, custom
+from adherence_tasks.adherence import custom, paper_dataset_task
 from adherence_tasks.definition import ADHERENCE
 from adherence_tasks.prompts import PERPLEXITY_SETTING, Question, render
 from lm_eval_tasks.documents import (
@@ -15,6 +14,7 @@ from lm_eval_tasks.documents import (
     METRIC_NAMES,
     SampleAnswers,
     SuiteHooks,
+    as_int,
     doc_metadata,
     doc_settings,
     documents,
@@ -27,34 +27,26 @@ from scorers.likelihood import likelihood_value
 
 logger = logging.getLogger(__name__)
 
-OPTIONS = ADHERENCE.defaults(("data_dir", "criteria", "n", "documents", "seed", "answer_format", "groups"))
+OPTIONS = ADHERENCE.lm_eval_defaults("paper")
 """The options of every adherence task, the ``custom`` ones included, with their defaults."""
 
 
 def build_documents(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, str]]:
     """One document per question about every response the inspect task asks about (one per response in the
     likelihood setting)."""
-    data_dir = options["data_dir"]
     likelihood = task.variant == PERPLEXITY_SETTING
     chosen: dict[str, Any] = {
+        **options,
         "setting": ADHERENCE.default("setting") if likelihood else task.variant,
         "scoring": "perplexity" if likelihood else "sample",
-        "criteria": options["criteria"],
-        "n": None if options["n"] is None else int(options["n"]),
-        "documents": None if options["documents"] is None else int(options["documents"]),
+        "n": as_int(options["n"]),
+        "documents": as_int(options["documents"]),
         "seed": int(options["seed"]),
-        "answer_format": options["answer_format"],
-        "groups": options["groups"],
     }
     if task.dataset == CUSTOM:
-        built = custom(data_dir, **chosen)
+        built = custom(**ADHERENCE.arguments("custom", chosen))
     else:
-        built = adherence_task(
-            task.dataset,
-            folder=Path(data_dir).expanduser() if data_dir else None,
-            metadata={"source": str(data_dir) if data_dir else "public source"},
-            **chosen,
-        )
+        built = paper_dataset_task(task.dataset, ADHERENCE.arguments("paper", chosen))
     meta = task_metadata(built)
     settings: dict[str, Any] = {
         "task": task.name,

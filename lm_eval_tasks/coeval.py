@@ -10,14 +10,14 @@ from typing import Any
 from lm_eval.api.instance import Instance
 
 from coeval_tasks.criteria import criteria as criteria_task
-from coeval_tasks.data import load_human_scores
 from coeval_tasks.definition import COEVAL_CRITERIA, COEVAL_SCORING
-from coeval_tasks.scoring import check_options, custom, scoring_task
+from coeval_tasks.scoring import custom, paper_dataset_task
 from lm_eval_tasks.documents import (
     METRIC_NAMES,
     SampleAnswers,
     SuiteHooks,
     YamlClassTask,
+    as_int,
     doc_metadata,
     doc_settings,
     documents,
@@ -33,18 +33,13 @@ from solvers.stepwise import item_text, scoring_turns
 
 logger = logging.getLogger(__name__)
 
-OPTIONS = {
-    **COEVAL_CRITERIA.defaults(
-        ("data_dir", "n", "seed", "tasks_file", "samples", "temperature", "embedder", "match_threshold")
-    ),
-    **COEVAL_SCORING.defaults(("criteria", "answer_format")),
-}
+OPTIONS = {**COEVAL_CRITERIA.lm_eval_defaults("criteria"), **COEVAL_SCORING.lm_eval_defaults("paper")}
 """The options of the tasks on a paper dataset, with their defaults: ``criteria`` and ``answer_format`` apply to
 the scoring tasks, ``tasks_file``, ``samples``, ``temperature``, ``embedder`` and ``match_threshold`` to the
 criteria tasks. There, as in inspect, ``samples`` and ``temperature`` set the sampled lists, and the reference
 list is always asked at temperature 0."""
 
-CUSTOM_OPTIONS = COEVAL_SCORING.defaults(("data_dir", "criteria", "n", "seed", "answer_format"))
+CUSTOM_OPTIONS = COEVAL_SCORING.lm_eval_defaults("custom")
 """The options of the ``custom`` tasks, with their defaults."""
 
 CRITERIA_PROMPT = "criteria"
@@ -54,36 +49,27 @@ variant)."""
 
 def build_documents(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, str]]:
     """One document per task description (criteria tasks) or per human-scored response (scoring tasks)."""
-    n = None if options["n"] is None else int(options["n"])
-    answer_format = options["answer_format"]
+    numbers = {"n": as_int(options["n"]), "seed": int(options["seed"])}
     if task.variant == CRITERIA_PROMPT:
-        built = criteria_task(
-            dataset=task.dataset,
-            data_dir=options["data_dir"],
-            tasks_file=options["tasks_file"],
-            n=n,
-            seed=int(options["seed"]),
-            samples=int(options["samples"]),
-            temperature=float(options["temperature"]),
-            embedder=str(options["embedder"]),
-            match_threshold=float(options["match_threshold"]),
-        )
+        chosen = {
+            **options,
+            **numbers,
+            "dataset": task.dataset,
+            "samples": int(options["samples"]),
+            "temperature": float(options["temperature"]),
+            "embedder": str(options["embedder"]),
+            "match_threshold": float(options["match_threshold"]),
+        }
+        built = criteria_task(**COEVAL_CRITERIA.arguments("criteria", chosen))
         keys = ("samples", "temperature", "embedder", "match_threshold")
         return documents(
             built.dataset, [CRITERIA_PROMPT], {"task": task.name, **{k: task_metadata(built)[k] for k in keys}}
         )
-    chosen: dict[str, Any] = {
-        "mode": task.variant,
-        "criteria": options["criteria"],
-        "n": n,
-        "seed": int(options["seed"]),
-        "answer_format": answer_format,
-    }
+    chosen = {**options, **numbers, "mode": task.variant}
     if task.dataset == CUSTOM:
-        built = custom(options["data_dir"], **chosen)
+        built = custom(**COEVAL_SCORING.arguments("custom", chosen))
     else:
-        check_options(mode=task.variant, n=n, answer_format=answer_format)
-        built = scoring_task(load_human_scores(task.dataset, options["data_dir"]), **chosen)
+        built = paper_dataset_task(task.dataset, COEVAL_SCORING.arguments("paper", chosen))
     low, high = task_metadata(built)["overall_range"]
     settings = {
         "task": task.name,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import Any
 
 from dhp_tasks.data import DATASETS
 from dhp_tasks.definition import DHP
@@ -15,6 +15,7 @@ from lm_eval_tasks.documents import (
     METRIC_NAMES,
     SampleAnswers,
     SuiteHooks,
+    as_int,
     doc_metadata,
     doc_settings,
     documents,
@@ -27,53 +28,26 @@ from scorers.likelihood import likelihood_value
 
 logger = logging.getLogger(__name__)
 
-OPTIONS = DHP.defaults(
-    ("data_dir", "n", "seed", "perturbations", "expert_weights", "combine", "suite", "answer_format")
-)
+OPTIONS = DHP.lm_eval_defaults("paper")
 """The options of the tasks on a paper dataset, with their defaults."""
 
-CUSTOM_OPTIONS = {
-    **DHP.defaults(
-        ("data_dir", "kind", "metrics", "seed", "perturbations", "expert_weights", "combine", "answer_format")
-    ),
-    "n": None,
-}
+CUSTOM_OPTIONS = DHP.lm_eval_defaults("custom")
 """The options of the ``custom`` tasks, with their defaults."""
 
 
 def build_documents(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, str]]:
     """One document per quality metric of every text (gold and perturbed) the inspect task rates."""
+    lm_eval_settings: dict[str, Any] = {
+        "n": as_int(options["n"]),
+        "seed": int(options["seed"]),
+        "repeats": 1,
+        "temperature": 0.0,
+    }
+    lm_eval_settings["scoring"] = task.variant
     if task.dataset == CUSTOM:
-        built = custom(
-            data_dir=options["data_dir"],
-            kind=options["kind"],
-            metrics=options["metrics"],
-            n=None if options["n"] is None else int(options["n"]),
-            seed=int(options["seed"]),
-            perturbations=options["perturbations"],
-            repeats=1,
-            expert_weights=options["expert_weights"],
-            combine=options["combine"],
-            scoring=cast(Any, task.variant),
-            answer_format=options["answer_format"],
-        )
+        built = custom(**DHP.arguments("custom", {**options, **lm_eval_settings}))
     else:
-        built = paper_dataset_task(
-            DATASETS[task.dataset],
-            data_dir=options["data_dir"],
-            n=int(options["n"]),
-            seed=int(options["seed"]),
-            perturbations=options["perturbations"],
-            repeats=1,
-            temperature=0.0,
-            expert_weights=options["expert_weights"],
-            combine=options["combine"],
-            suite=options["suite"],
-            scoring=cast(Any, task.variant),
-            min_mass=DHP.default("min_mass"),
-            normalize=DHP.default("normalize"),
-            answer_format=options["answer_format"],
-        )
+        built = paper_dataset_task(DATASETS[task.dataset], DHP.arguments("paper", {**options, **lm_eval_settings}))
     meta = task_metadata(built)
     kind = TEXT_KINDS[meta["kind"]]
     settings = {

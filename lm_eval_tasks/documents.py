@@ -45,6 +45,11 @@ class SuiteHooks(NamedTuple):
     """Every metric of a task from its settings and its samples' answers."""
 
 
+def as_int(value: Any) -> int | None:
+    """A count or seed from lm-eval's metadata (``None`` where the option means "all")."""
+    return None if value is None else int(value)
+
+
 def documents(
     samples: Iterable[Sample], prompt_names: Sequence[str], settings: Mapping[str, Any]
 ) -> list[dict[str, str]]:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from fbi_tasks.fbi import judge_prompts
-from fbi_tasks.prompts import EXPLAINED, explanation_check_prompt
+from fbi_tasks.prompts import EXPLAINED, explanation_check_prompt, judged_strategy
 from judge_data import DataError, OptionError, read_jsonl
 from lm_eval_tasks import JUDGMENTS_OPTION
 from lm_eval_tasks.documents import SampleAnswers
@@ -89,14 +89,14 @@ def read_judgments(path: str | Path) -> tuple[dict[str, Any], dict[str, tuple[di
         answers[doc["prompt"]] = _answer(row, where)
     if settings is None:
         raise DataError(f"judgments file {source} has no rows")
-    if settings["strategy"] not in EXPLAINED:
+    strategy, scale = judged_strategy(settings)
+    if not strategy.explains:
         raise OptionError(
             f"{source}: {settings['task']} asks for the verdict alone (strategy {settings['strategy']!r}), so there "
-            f"is no explanation to check; the strategies that explain are {sorted(EXPLAINED)}"
+            f"is no explanation to check; the strategies that explain are {EXPLAINED}"
         )
-    scale = settings["scale"] or 10
     for sample_id, (metadata, answers) in items.items():
-        expected = judge_prompts(settings["paradigm"], settings["strategy"], scale, metadata)
+        expected = judge_prompts(strategy, scale, metadata)
         missing = sorted(set(expected) - set(answers))
         if missing:
             raise DataError(
@@ -114,7 +114,7 @@ def explanation_documents(path: str | Path | None) -> list[dict[str, str]]:
             f'\'{{"{JUDGMENTS_OPTION}": "<output_path>/<model>/samples_fbi_<task>_<date>.jsonl"}}\''
         )
     judged, items = read_judgments(path)
-    paradigm, strategy, scale = judged["paradigm"], judged["strategy"], judged["scale"] or 10
+    paradigm, (strategy, scale) = judged["paradigm"], judged_strategy(judged)
     answer_format = judged.get("answer_format", "text")
     settings = json.dumps(
         {
@@ -129,7 +129,7 @@ def explanation_documents(path: str | Path | None) -> list[dict[str, str]]:
     for sample_id, (metadata, answers) in items.items():
         if metadata["invariant"]:
             continue
-        prompts = judge_prompts(paradigm, strategy, scale, metadata, answer_format=answer_format)
+        prompts = judge_prompts(strategy, scale, metadata, answer_format=answer_format)
         _, parsed = judgments(paradigm, answers, scale, metadata["invariant"], None, prompts, answer_format)
         checks = explanation_checks(paradigm, parsed, metadata, answers, check_prompt)
         documents += [

@@ -11,6 +11,7 @@ from typing import Any
 
 from fbi_tasks.definition import FBI
 from fbi_tasks.fbi import fbi_task, judge_prompts
+from fbi_tasks.prompts import judged_strategy
 from lm_eval_tasks import JUDGMENTS_OPTION, explanations
 from lm_eval_tasks.documents import (
     SampleAnswers,
@@ -24,21 +25,9 @@ from lm_eval_tasks.documents import (
 from lm_eval_tasks.tasks import EXPLANATIONS, TASKS, LmEvalTask
 from scorers.fbi import EXPLANATION_KEYS, blind_spot_metrics, judgments
 
-OPTIONS = FBI.defaults(
-    (
-        "data_dir",
-        "abilities",
-        "categories",
-        "per_category",
-        "seed",
-        "scale",
-        "include_extra",
-        "hub_revision",
-        "keep_identical",
-        "answer_format",
-    )
-)
-"""The options of the judge tasks, with their defaults (FBI has no ``custom`` task)."""
+OPTIONS = FBI.lm_eval_defaults("single")
+"""The options of the judge tasks, with their defaults (FBI has no ``custom`` task; the pairwise tasks leave
+``scale`` unused)."""
 
 
 def build_documents(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str, str]]:
@@ -46,43 +35,36 @@ def build_documents(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str,
     explanation check, per judgment to check."""
     if task.variant == EXPLANATIONS:
         return explanations.explanation_documents(options[JUDGMENTS_OPTION])
-    paradigm_name, strategy = task.variant.split("/")
-    paradigm: Any = paradigm_name
-    built = fbi_task(
-        paradigm,
-        strategy,
-        data_dir=options["data_dir"],
-        abilities=options["abilities"],
-        categories=options["categories"],
-        per_category=options["per_category"],
-        seed=int(options["seed"]),
-        scale=options["scale"],
-        include_extra=bool(options["include_extra"]),
-        temperature=0.0,
-        hub_revision=options["hub_revision"],
-        keep_identical=bool(options["keep_identical"]),
-        answer_format=options["answer_format"],
-    )
+    paradigm: Any
+    paradigm, strategy_name = task.variant.split("/")
+    chosen = {
+        **options,
+        "strategy": strategy_name,
+        "seed": int(options["seed"]),
+        "include_extra": bool(options["include_extra"]),
+        "keep_identical": bool(options["keep_identical"]),
+        "temperature": 0.0,
+    }
+    built = fbi_task(paradigm, FBI.arguments(paradigm, chosen))
     settings = {
         "task": task.name,
         "paradigm": paradigm,
-        "strategy": strategy,
+        "strategy": strategy_name,
         "scale": task_metadata(built)["scale"],
         "answer_format": task_metadata(built)["answer_format"],
     }
     samples = list(built.dataset)
     first = (samples[0].metadata or {}) if samples else None
-    names = list(judge_prompts(paradigm, strategy, settings["scale"] or 10, first)) if first is not None else []
+    strategy, scale = judged_strategy(settings)
+    names = list(judge_prompts(strategy, scale, first)) if first is not None else []
     return documents(samples, names, settings)
 
 
 def fbi_prompt(doc: Mapping[str, str]) -> str:
     """One of an item's FBI prompts (gold / perturbed, or the two orders of a pair)."""
     settings = doc_settings(doc)
-    scale = settings["scale"] or 10
-    prompts = judge_prompts(
-        settings["paradigm"], settings["strategy"], scale, doc_metadata(doc), answer_format=settings["answer_format"]
-    )
+    strategy, scale = judged_strategy(settings)
+    prompts = judge_prompts(strategy, scale, doc_metadata(doc), answer_format=settings["answer_format"])
     return prompts[doc["prompt"]]
 
 
@@ -97,7 +79,7 @@ def metrics(settings: Mapping[str, Any], samples: Sequence[SampleAnswers]) -> di
     """The blind-spot metrics from the judge's first answer to each prompt, or the explanation check's."""
     if TASKS[settings["task"]].variant == EXPLANATIONS:
         return explanations.metrics(settings, samples)
-    paradigm, scale = settings["paradigm"], settings["scale"] or 10
+    paradigm, (_, scale) = settings["paradigm"], judged_strategy(settings)
     values, read = [], []
     for meta, answers, prompts in samples:
         first = {name: texts[0] for name, texts in answers.items()}

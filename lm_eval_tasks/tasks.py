@@ -25,7 +25,8 @@ from dhp_tasks.prompts import TEXT_KINDS
 from dhp_tasks.suite import all_perturbations
 from fbi_tasks.data import ABILITIES, CATEGORIES, SCORE_INVARIANT
 from fbi_tasks.definition import FBI
-from fbi_tasks.fbi import STRATEGIES
+from fbi_tasks.prompts import STRATEGIES
+from judge_data.definitions import LOWER_IS_BETTER
 from judge_data.human import GROUPS
 from scorers.agreement import pair_alpha_name, rater_pairs
 from scorers.coeval import OVERALL
@@ -41,12 +42,6 @@ ADHERENCE_SETTINGS = (PERPLEXITY_SETTING, *SETTINGS)
 """The adherence tasks per dataset: the likelihood one (inspect's ``scoring=perplexity``) and each prompted
 setting."""
 OutputType = Literal["generate_until", "loglikelihood"]
-
-LOWER_IS_BETTER = re.compile(
-    r"^(si_)?(error_rate|flip_rate|perturbed_both_orders|tie_both_orders|tie_rate|parse_failure|n_undefined|undefined"
-    r"|missed|explanation_unparsed|json_fallbacks)"
-)
-"""Metric names where a better judge scores lower (everything else: higher is better, or neutral counts)."""
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from inspect_ai.model import GenerateConfig, ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from judge_data import OptionError
 from solvers.judge import ANSWERS_STORE_KEY, PROMPTS_STORE_KEY, ask_prompts
 from solvers.reading.formats import AnswerFormat
 from solvers.reading.json_answers import answer_config, json_request
@@ -83,8 +82,6 @@ def rate_criteria(
     ``judge_answers`` with the score range, and the prompts under ``judge_prompts``; reading them is the
     scorer's job. ``answer_format="json"`` asks for a JSON object and passes its schema to the provider.
     """
-    if repeats < 1:
-        raise OptionError(f"repeats must be at least 1, got {repeats}")
     config = GenerateConfig(temperature=temperature).merge(answer_config(prompt.shape, answer_format))
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:

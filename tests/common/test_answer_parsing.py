@@ -271,13 +271,16 @@ def _dhp_prompt():
 
 
 def _fbi_prompts():
-    from fbi_tasks.prompts import AXES, reference_prompt, single_prompt
+    from fbi_tasks.prompts import AXES, STRATEGIES, reference_prompt, single_prompt
 
     axis = AXES["factual"]
     question, answer = "What is the capital of France?", "Paris."
-    prompts = [(single_prompt(s, question, answer, 10, axis), 10) for s in ("vanilla_star", "vanilla", "axis")]
+    single = STRATEGIES["single"]
+    prompts = [(single_prompt(single[s], question, answer, 10, axis), 10) for s in ("vanilla_star", "vanilla", "axis")]
     prompts += [
-        (single_prompt(s, question, answer, scale, axis), scale) for s in ("rubric", "axis_rubric") for scale in (3, 5)
+        (single_prompt(single[s], question, answer, scale, axis), scale)
+        for s in ("rubric", "axis_rubric")
+        for scale in (3, 5)
     ]
     prompts.append((reference_prompt(question, "Paris.", answer, 10), 10))
     return prompts
@@ -294,9 +297,9 @@ def test_echo_of_a_whole_prompt_is_unparsable_and_the_answer_after_it_counts():
 
 
 def test_echo_of_pairwise_and_check_prompts_is_unparsable():
-    from fbi_tasks.prompts import AXES, PAIRWISE_STRATEGIES, explanation_check_prompt, pairwise_prompt
+    from fbi_tasks.prompts import AXES, STRATEGIES, explanation_check_prompt, pairwise_prompt
 
-    for strategy in PAIRWISE_STRATEGIES:
+    for strategy in STRATEGIES["pairwise"].values():
         prompt = pairwise_prompt(strategy, "Name a prime.", "Seven.", "Nine.", AXES["factual"])
         assert parse_verdict(prompt) is None, strategy
         assert parse_verdict(prompt + "\nAnswer B names a non-prime. [[A]]") == "A"

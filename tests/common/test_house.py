@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import ast
+import importlib
+import inspect
 import re
 from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
+
+from judge_data.definitions import REQUIRED, TASK_OPTIONS, Option, SuiteDefinition, TaskOptions, definitions
+from judge_data.options import OptionError
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = (
@@ -110,3 +117,68 @@ def test_no_import_runs_up_the_floors():
                     )
     assert offenders == []
     assert imported_floors == set(range(len(FLOORS) - 1))  # every floor but the top one holds up another
+
+
+SUITE_REGISTRIES = ("dhp_tasks._registry", "fbi_tasks._registry", "adherence_tasks._registry", "coeval_tasks._registry")
+"""The modules that register every suite task with inspect."""
+
+
+def test_every_task_signature_is_its_declared_options():
+    """A task's signature lists exactly the options its definition binds to it, in order, with the declared defaults:
+    an option declared and not in the signature (or the other way round) fails here, and one no task takes fails at
+    import. So the README's table, the docstring and lm-eval's options, all generated from the definition, hold."""
+    bound: dict[str, set[str]] = {}
+    for module_name in SUITE_REGISTRIES:
+        module = importlib.import_module(module_name)
+        for name in module.__all__:
+            function = inspect.unwrap(getattr(module, name))
+            suite, task = getattr(function, TASK_OPTIONS, (None, None))
+            assert suite is not None, f"{module_name}.{name} does not take its options from a definition"
+            parameters = [(p.name, p.default) for p in inspect.signature(function).parameters.values()]
+            assert parameters == list(definitions()[suite].task_defaults(task).items()), f"{module_name}.{name}"
+            bound.setdefault(suite, set()).add(task)
+    assert {name: set(definition.tasks) for name, definition in definitions().items()} == bound
+
+
+SMALL = SuiteDefinition(
+    name="small",
+    title="",
+    paper="",
+    version=1,
+    changelog={1: ""},
+    options=(
+        Option("n", 10, "items", minimum=1),
+        Option("mode", "a", "mode", choices=("a", "b"), refused={"c": "no c"}),
+    ),
+    headlines=(),
+    comparable_on=(),
+    tasks={"main": TaskOptions(("n", "mode")), "own": TaskOptions(("mode", "n"), defaults={"n": REQUIRED})},
+)
+
+
+def test_a_task_gets_its_options_checked_once_over_its_defaults():
+    assert SMALL.arguments("main", {"mode": "b", "other": 1}) == {"n": 10, "mode": "b"}
+    assert list(SMALL.task_defaults("own").items()) == [("mode", "a"), ("n", REQUIRED)]
+    with pytest.raises(OptionError, match="n must be at least 1, got 0"):
+        SMALL.arguments("main", {"n": 0})
+    with pytest.raises(OptionError, match=r"unknown mode 'd'; choose from \['a', 'b'\]"):
+        SMALL.arguments("main", {"mode": "d"})
+    with pytest.raises(OptionError, match="^no c$"):
+        SMALL.arguments("main", {"mode": "c"})
+    with pytest.raises(OptionError, match="needs n"):
+        SMALL.arguments("own", {})
+
+
+def test_an_option_no_task_takes_is_refused():
+    with pytest.raises(ValueError, match=r"options \['mode'\] are declared but no task takes them"):
+        SuiteDefinition(
+            name="small",
+            title="",
+            paper="",
+            version=1,
+            changelog={1: ""},
+            options=SMALL.options,
+            headlines=(),
+            comparable_on=(),
+            tasks={"main": TaskOptions(("n",))},
+        )

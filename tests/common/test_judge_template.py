@@ -14,6 +14,7 @@ from inspect_ai.model import get_model
 from adherence_tasks.prompts import criterion_question, generic_question, render
 from fbi_tasks.data import load_items
 from fbi_tasks.fbi import judge_prompts
+from fbi_tasks.prompts import fbi_strategy
 from judge_data import OptionError
 from judge_data.human import HumanCriterion
 from judge_report.runs import read_runs
@@ -65,11 +66,11 @@ def test_pairwise_and_reference_templates_show_the_answers_in_their_places(tmp_p
     reference = _write(tmp_path, "ref.txt", "R<<{reference}>> J<<{answer}>> 1-{high}")
     meta = {"axis_ability": "factual", "question": "Q?", "gold": "right", "perturbed": "wrong"}
     template = load_judge_template(pairwise, FBI_PLACEHOLDERS["pairwise"], "fbi_tasks/pairwise")
-    prompts = judge_prompts("pairwise", "pairwise_star", 10, meta, template=template)
+    prompts = judge_prompts(fbi_strategy("pairwise", "pairwise_star"), 10, meta, template=template)
     assert prompts["gold_first"].startswith("A<<right>> B<<wrong>> Reply with the verdict only: [[A]]")
     assert prompts["gold_second"].startswith("A<<wrong>> B<<right>>")
     template = load_judge_template(reference, FBI_PLACEHOLDERS["reference"], "fbi_tasks/reference")
-    assert judge_prompts("reference", "reference", 7, meta, template=template) == {
+    assert judge_prompts(fbi_strategy("reference", "reference"), 7, meta, template=template) == {
         "perturbed": "R<<right>> J<<wrong>> 1-7"
     }
 

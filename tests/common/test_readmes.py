@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import re
 from pathlib import Path
 
@@ -34,7 +33,13 @@ def _anchors(path: Path) -> set[str]:
 
 def test_every_suite_definition_has_its_readme_with_current_tables():
     blocks = generated_blocks()
-    assert {path.parent.name for path in blocks} == {"dhp_tasks", "fbi_tasks", "adherence_tasks", "coeval_tasks"}
+    assert {path.parent.name for path in blocks} == {
+        "dhp_tasks",
+        "fbi_tasks",
+        "adherence_tasks",
+        "coeval_tasks",
+        "lm_eval_tasks",
+    }
     for path, tables in blocks.items():
         text = path.read_text(encoding="utf-8")
         for name in tables:
@@ -48,43 +53,6 @@ def test_a_changed_option_shows_as_an_out_of_date_readme():
     stale = text.replace(definitions()["dhp"].option("repeats").doc, "an older description")
     assert stale != text
     assert readme_with_tables(stale, generated_blocks()[path]) == text
-
-
-TASK_OWN_DEFAULTS = {
-    ("dhp_tasks.dhp:custom", "n"): None,
-    ("fbi_tasks.fbi:pairwise", "strategy"): "pairwise",
-    ("fbi_tasks.fbi:reference", "strategy"): "reference",
-}
-"""Defaults a task sets for itself, which its option's doc or shown default names (``custom``: all texts)."""
-
-
-@pytest.mark.parametrize(
-    ("definition_name", "task_path"),
-    [
-        ("dhp", "dhp_tasks.dhp:summeval"),
-        ("dhp", "dhp_tasks.dhp:custom"),
-        ("fbi", "fbi_tasks.fbi:single"),
-        ("fbi", "fbi_tasks.fbi:pairwise"),
-        ("fbi", "fbi_tasks.fbi:reference"),
-        ("adherence", "adherence_tasks.adherence:summeval"),
-        ("adherence", "adherence_tasks.adherence:custom"),
-        ("coeval_criteria", "coeval_tasks.criteria:criteria"),
-        ("coeval_scoring", "coeval_tasks.scoring:eli5"),
-        ("coeval_scoring", "coeval_tasks.scoring:custom"),
-    ],
-)
-def test_every_task_option_is_declared_with_its_default(definition_name, task_path):
-    """A task's signature holds only declared options, each with the declared default (or the one the option's
-    doc names for that task), so the README's table, generated from the declaration, lists every ``-T`` option."""
-    module_name, function_name = task_path.split(":")
-    module = __import__(module_name, fromlist=[function_name])
-    function = inspect.unwrap(getattr(module, function_name))
-    definition = definitions()[definition_name]
-    for parameter in inspect.signature(function).parameters.values():
-        option = definition.option(parameter.name)
-        expected = TASK_OWN_DEFAULTS.get((task_path, parameter.name), option.default)
-        if parameter.default is not inspect.Parameter.empty:
-            assert parameter.default == expected, f"{task_path}: {parameter.name}"
 
 
 def test_the_top_readme_is_short_and_links_every_suite():

@@ -8,7 +8,14 @@ import pytest
 from fbi_tasks.data import ABILITIES, CATEGORIES, FbiItem, load_items, select_categories
 from fbi_tasks.definition import FBI
 from fbi_tasks.fbi import pairwise, reference, single
-from fbi_tasks.prompts import AXES, explanation_check_prompt, pairwise_prompt, reference_prompt, single_prompt
+from fbi_tasks.prompts import (
+    AXES,
+    explanation_check_prompt,
+    fbi_strategy,
+    pairwise_prompt,
+    reference_prompt,
+    single_prompt,
+)
 from judge_data import DataError
 
 UNCHANGED = {
@@ -144,13 +151,13 @@ def test_explanation_check_shows_what_the_judge_saw():
 
 def test_prompts_hold_the_parts_each_strategy_needs():
     axis = AXES["factual"]
-    star = single_prompt("vanilla_star", "Q?", "ans", 10, axis)
+    star = single_prompt(fbi_strategy("single", "vanilla_star"), "Q?", "ans", 10, axis)
     assert "Q?" in star and "ans" in star and "rating only" in star and axis.name not in star
-    rubric = single_prompt("axis_rubric", "Q?", "ans", 5, axis)
+    rubric = single_prompt(fbi_strategy("single", "axis_rubric"), "Q?", "ans", 5, axis)
     assert axis.name in rubric and "5: " + axis.levels_5[4] in rubric and "First explain" in rubric
     with pytest.raises(ValueError, match="1-3 or 1-5"):
-        single_prompt("rubric", "Q?", "ans", 10, axis)
-    pair = pairwise_prompt("axis_rules", "Q?", "first", "second", axis)
+        single_prompt(fbi_strategy("single", "rubric"), "Q?", "ans", 10, axis)
+    pair = pairwise_prompt(fbi_strategy("pairwise", "axis_rules"), "Q?", "first", "second", axis)
     assert pair.index("first") < pair.index("second") and "Follow these rules" in pair and "[[C]]" in pair
     assert "[Reference answer]\ngold" in reference_prompt("Q?", "gold", "other", 10)
 

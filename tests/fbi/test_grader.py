@@ -3,7 +3,6 @@ models on 127.0.0.1, and how its grades are read."""
 
 from __future__ import annotations
 
-import inspect
 import json
 import math
 import os
@@ -15,8 +14,6 @@ import pytest
 from fbi_tasks.build import INSTRUCTIONS, read_suite
 from fbi_tasks.build import main as build_main
 from fbi_tasks.data import load_items
-from fbi_tasks.definition import FBI_GRADER
-from fbi_tasks.grader import grader
 from judge_data import DataError, OptionError
 from judge_report.judges import judges_of
 from judge_report.runs import Run, grader_name, read_runs
@@ -79,12 +76,6 @@ def test_unknown_scorers_and_arguments_are_one_clear_error(tmp_path):
         load_grader("model_graded_fact", {"tempalte": "x"})
     with pytest.raises(OptionError, match="-T scorer=model_graded_fact"):
         create_task("fbi_tasks/grader")
-
-
-def test_every_task_option_is_declared_with_its_default():
-    function = inspect.unwrap(grader)
-    for parameter in inspect.signature(function).parameters.values():
-        assert parameter.default == FBI_GRADER.default(parameter.name), parameter.name
 
 
 def test_graders_of_one_model_are_named_apart_by_their_arguments():
@@ -228,6 +219,34 @@ def test_model_graded_qa_on_dhp_texts(tmp_path, dhp_data):
     assert {task for task, _ in seen} == contexts
     assert all(criterion.startswith("Coherence: how well the sentences") for _, criterion in seen)
     assert log.eval.task == "dhp_grader_summeval" and log.eval.metadata["grader"]["scorer"] == "model_graded_qa"
+
+
+@pytest.mark.integration
+def test_a_grader_given_no_input_sees_the_text_and_its_reference_alone(tmp_path, dhp_data):
+    """``input=none``: the grader sees no source article, only the text and (``target=reference``) the original."""
+    summeval = dhp_data("summeval")
+    originals = originals_of("summeval", summeval, 2)
+    seen: list[tuple[str, str]] = []
+
+    def grader(prompt: str) -> str:
+        task, submission, criterion = _QA.search(prompt).groups()
+        seen.append((task, criterion))
+        return "GRADE: C" if submission in originals else "GRADE: I"
+
+    log, _ = eval_in_process(
+        "dhp_tasks/grader",
+        grader,
+        tmp_path,
+        "scorer=model_graded_qa",
+        f"data_dir={summeval}",
+        "n=2",
+        "perturbations=typos_major",
+        "input=none",
+        "target=reference",
+    )
+    assert len(seen) == 2 * 2 and {task for task, _ in seen} == {""}
+    assert {criterion for _, criterion in seen} == originals
+    assert log.eval.metadata["input"] == "none" and metrics_of(log)["parse_failures"] == 0
 
 
 OWN_ITEMS = [
