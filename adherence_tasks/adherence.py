@@ -43,7 +43,6 @@ from solvers.likelihood import score_likelihood
 from solvers.reading.formats import AnswerFormat
 from solvers.reading.json_answers import answer_config, check_answer_format
 from solvers.reading.logprobs import (
-    SCORINGS,
     Scoring,
     check_rating_scoring,
     logprob_prompts,
@@ -104,7 +103,7 @@ def check_options(options: Mapping[str, Any], task: str) -> JudgeTemplate | None
     n, documents, scoring, normalize = options["n"], options["documents"], options["scoring"], options["normalize"]
     if n is not None and documents is not None:
         raise OptionError(f"n={n} draws responses and documents={documents} whole documents; pass one of them")
-    check_rating_scoring(scoring, options["min_mass"], SCORINGS)
+    check_rating_scoring(scoring)
     check_answer_format(options["answer_format"], scoring)
     if normalize != DEFAULT_NORMALIZATION and scoring != "perplexity":
         raise OptionError(f"normalize={normalize} applies to scoring=perplexity, not scoring={scoring}")

@@ -8,7 +8,7 @@ from judge_data.definitions import ALL, REQUIRED, Headline, Option, SuiteDefinit
 from scorers.likelihood import DEFAULT_NORMALIZATION, NORMALIZATIONS
 from solvers.judge_template import ADHERENCE_PLACEHOLDERS
 from solvers.reading.formats import ANSWER_FORMATS
-from solvers.reading.logprobs import DEFAULT_MIN_MASS, SCORINGS
+from solvers.reading.logprobs import MIN_MASS_OPTION, SCORINGS
 
 PAPER_OPTIONS = (
     "setting",
@@ -100,11 +100,7 @@ ADHERENCE = SuiteDefinition(
         Option("seed", 0, "seed of that draw"),
         Option("repeats", 1, "answers per question, averaged (`scoring=sample`)", minimum=1),
         Option("temperature", 0.0, "judge temperature"),
-        Option(
-            "min_mass",
-            DEFAULT_MIN_MASS,
-            "with `scoring=logprobs`: the least probability on valid answers for a rating to count",
-        ),
+        MIN_MASS_OPTION,
         Option(
             "normalize",
             DEFAULT_NORMALIZATION,

@@ -7,7 +7,7 @@ from coeval_tasks.data import COEVAL_COMMIT, COEVAL_REPO, DATASETS
 from judge_data.definitions import ALL, REQUIRED, Headline, Option, SuiteDefinition, TaskOptions
 from scorers.criteria_consistency import DEFAULT_EMBEDDER, DEFAULT_MATCH_THRESHOLD
 from solvers.reading.formats import ANSWER_FORMATS
-from solvers.reading.logprobs import DEFAULT_MIN_MASS, RATING_SCORINGS
+from solvers.reading.logprobs import MIN_MASS_OPTION, RATING_SCORINGS
 from solvers.stepwise import MODES
 
 PAPER = (
@@ -130,11 +130,7 @@ COEVAL_SCORING = SuiteDefinition(
             "the score only and takes the expected score over its top log-probabilities",
             choices=RATING_SCORINGS,
         ),
-        Option(
-            "min_mass",
-            DEFAULT_MIN_MASS,
-            "with `scoring=logprobs`: the least probability on on-scale scores for a score to count",
-        ),
+        MIN_MASS_OPTION,
         Option(
             "answer_format",
             "text",

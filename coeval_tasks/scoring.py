@@ -71,7 +71,7 @@ def _sample(
 def check_options(options: Mapping[str, Any]) -> None:
     """What a CoEval scoring task's options say together (each alone the definition checked), before any data is
     read or downloaded."""
-    check_rating_scoring(options["scoring"], options["min_mass"])
+    check_rating_scoring(options["scoring"])
     check_answer_format(options["answer_format"], options["scoring"])
 
 

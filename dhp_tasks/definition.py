@@ -12,7 +12,7 @@ from scorers.discernment import Combination
 from scorers.likelihood import DEFAULT_NORMALIZATION, NORMALIZATIONS
 from solvers.judge_template import DHP_PLACEHOLDERS
 from solvers.reading.formats import ANSWER_FORMATS
-from solvers.reading.logprobs import DEFAULT_MIN_MASS, SCORINGS
+from solvers.reading.logprobs import MIN_MASS_OPTION, SCORINGS
 
 ALL_PERTURBATIONS = "all"
 
@@ -104,11 +104,7 @@ DHP = SuiteDefinition(
             "log-probabilities; `perplexity`: the judge's log-likelihood of each text given its context, no prompt",
             choices=SCORINGS,
         ),
-        Option(
-            "min_mass",
-            DEFAULT_MIN_MASS,
-            "with `scoring=logprobs`: the least probability on on-scale ratings for a rating to count",
-        ),
+        MIN_MASS_OPTION,
         Option(
             "normalize",
             DEFAULT_NORMALIZATION,

@@ -45,7 +45,7 @@ from solvers.judge_template import (
 from solvers.likelihood import score_likelihood
 from solvers.reading.formats import AnswerFormat
 from solvers.reading.json_answers import check_answer_format
-from solvers.reading.logprobs import SCORINGS, Scoring, check_rating_scoring
+from solvers.reading.logprobs import Scoring, check_rating_scoring
 
 logger = logging.getLogger(__name__)
 
@@ -270,7 +270,7 @@ def check_options(options: Mapping[str, Any], kind: TextKind, task: str) -> Judg
     """What a DHP task's options say together (each alone the definition checked), before any data is read or
     downloaded; the judge template, loaded and checked."""
     scoring = options["scoring"]
-    check_rating_scoring(scoring, options["min_mass"], SCORINGS)
+    check_rating_scoring(scoring)
     check_answer_format(options["answer_format"], scoring)
     if options["normalize"] != DEFAULT_NORMALIZATION and scoring != "perplexity":
         raise OptionError(f"normalize={options['normalize']} applies to scoring=perplexity, not scoring={scoring}")

@@ -10,7 +10,7 @@ from scorers.grader import SCORER_ERRORS
 from solvers.grader import TARGETS
 from solvers.judge_template import FBI_PLACEHOLDERS
 from solvers.reading.formats import ANSWER_FORMATS
-from solvers.reading.logprobs import DEFAULT_MIN_MASS, RATING_SCORINGS
+from solvers.reading.logprobs import MIN_MASS_OPTION, RATING_SCORINGS
 
 ITEM_OPTIONS = (
     "data_dir",
@@ -131,7 +131,7 @@ FBI = SuiteDefinition(
             "bare-number answer's top log-probabilities (`logprobs`)",
             choices=RATING_SCORINGS,
         ),
-        Option("min_mass", DEFAULT_MIN_MASS, "with `scoring=logprobs`: the least probability on on-scale ratings"),
+        MIN_MASS_OPTION,
         Option(
             "answer_format",
             ANSWER_FORMATS[0],

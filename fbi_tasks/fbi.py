@@ -140,7 +140,7 @@ def fbi_task(paradigm: Paradigm, options: Mapping[str, Any]) -> Task:
     scoring, min_mass = options.get("scoring", "sample"), options.get("min_mass", FBI.default("min_mass"))
     if scoring == "logprobs" and not strategy.rated:
         raise OptionError("scoring=logprobs reads ratings; pairwise verdicts are only sampled")
-    check_rating_scoring(scoring, min_mass)
+    check_rating_scoring(scoring)
     check_answer_format(answer_format, scoring)
     scale = strategy.scale(options.get("scale"))
     template = load_judge_template(options["judge_template"], FBI_PLACEHOLDERS[paradigm], f"fbi_tasks/{paradigm}")

@@ -62,6 +62,8 @@ class Option:
     """The values it takes, where they are a fixed few (the README lists them; any other is an error)."""
     minimum: float | None = None
     """The least value of a count (``n``, ``repeats``); ``None`` (the default meaning "all") is always allowed."""
+    maximum: float | None = None
+    """The greatest value, where there is one (a probability's 1)."""
     shown_default: str | None = None
     """How the README shows the default, where the value alone would not say it (``None`` meaning "all")."""
     refused: Mapping[Any, str] = field(default_factory=dict)
@@ -70,14 +72,26 @@ class Option:
     """What an unknown value is called in the error, where the option's name alone would not say it."""
 
     def check(self, value: Any) -> None:
-        """Refuse a value outside :attr:`choices` or below :attr:`minimum`, naming the option and what it takes."""
+        """Refuse a value outside :attr:`choices` or :attr:`minimum`-:attr:`maximum`, naming the option and what it
+        takes."""
         for refused, message in self.refused.items():
             if value == refused:
                 raise OptionError(message)
         if self.choices and value not in self.choices:
             raise OptionError(f"unknown {self.label or self.name} {value!r}; choose from {list(self.choices)}")
-        if self.minimum is not None and value is not None and value < self.minimum:
-            raise OptionError(f"{self.name} must be at least {self.minimum:g}, got {value}")
+        below = self.minimum is not None and value is not None and value < self.minimum
+        above = self.maximum is not None and value is not None and value > self.maximum
+        if below or above:
+            raise OptionError(f"{self.name} must be {self.range_text}, got {value}")
+
+    @property
+    def range_text(self) -> str:
+        """The values a number may take, as the error says them."""
+        if self.minimum is not None and self.maximum is not None:
+            return f"from {self.minimum:g} to {self.maximum:g}"
+        if self.minimum is not None:
+            return f"at least {self.minimum:g}"
+        return f"at most {self.maximum:g}"
 
     @property
     def default_text(self) -> str:

@@ -66,6 +66,7 @@ from typing import Any, Literal
 from inspect_ai.model import ChatMessage, GenerateConfig, Logprob, Logprobs, Model, ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from judge_data.definitions import Option
 from judge_data.inspect_private import PrerequisiteError, active_model
 from judge_data.options import OptionError
 
@@ -88,6 +89,15 @@ _YES_NO = {"yes": 1, "no": 0}
 
 DEFAULT_MIN_MASS = 0.1
 """Below this probability on resolved on-scale answers the rating counts as a parse failure."""
+
+MIN_MASS_OPTION = Option(
+    "min_mass",
+    DEFAULT_MIN_MASS,
+    "with `scoring=logprobs`: the least probability on on-scale ratings for a rating to count",
+    minimum=0,
+    maximum=1,
+)
+"""Every rating suite's ``-T min_mass``, declared once."""
 
 TOP_LOGPROBS = 20
 """The most alternatives OpenAI-compatible APIs return per position (vLLM's default server cap too)."""
@@ -347,16 +357,9 @@ def yes_no_rating(
     return LogprobRating(score=score, mass=mass, unresolved_mass=unresolved, probabilities=probabilities)
 
 
-def check_rating_scoring(scoring: str, min_mass: float, choices: tuple[str, ...] = RATING_SCORINGS) -> None:
-    """At task creation, the ``scoring`` and ``min_mass`` options every rating suite takes.
-
-    Raises ``OptionError`` for a mode outside ``choices`` or a ``min_mass`` outside 0-1, and with
-    ``scoring="logprobs"`` refuses a provider known to return no log-probabilities.
-    """
-    if scoring not in choices:
-        raise OptionError(f"unknown scoring {scoring!r}; choose from {list(choices)}")
-    if not 0 <= min_mass <= 1:
-        raise OptionError(f"min_mass is a probability, from 0 to 1; got {min_mass}")
+def check_rating_scoring(scoring: str) -> None:
+    """At task creation, with ``scoring="logprobs"``: refuse a provider known to return no log-probabilities (the
+    suite definitions check the mode and ``min_mass`` themselves)."""
     if scoring == "logprobs":
         check_logprobs_provider()
 

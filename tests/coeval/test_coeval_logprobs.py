@@ -155,7 +155,7 @@ def test_logprob_options_are_checked_at_task_creation(tmp_path):
     eli5_folder = str(coeval_folder("eli5"))
     with pytest.raises(OptionError, match="unknown scoring 'logprob'"):
         eli5(data_dir=eli5_folder, scoring="logprob")
-    with pytest.raises(OptionError, match="min_mass is a probability"):
+    with pytest.raises(OptionError, match="min_mass must be from 0 to 1, got 1.5"):
         eli5(data_dir=eli5_folder, scoring="logprobs", min_mass=1.5)
     folder = tmp_path / "custom"
     folder.mkdir()

@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from dhp_tasks.definition import DHP
 from judge_data.options import OptionError
 from solvers.reading.json_answers import check_answer_format, json_request, response_schema
 from solvers.reading.shapes import VERDICT, YES_NO, AnswerShape, Reading, read_answer
@@ -74,7 +75,7 @@ def test_json_is_refused_where_no_answer_is_written():
         with pytest.raises(OptionError, match=f"scoring={scoring}"):
             check_answer_format("json", scoring)
     with pytest.raises(OptionError, match="unknown answer_format 'yaml'"):
-        check_answer_format("yaml")
+        DHP.check(answer_format="yaml")
 
 
 # ---- end to end, against a stand-in that answers in the schema it is sent ----
