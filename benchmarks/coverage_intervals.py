@@ -29,12 +29,16 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
+import sys  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
 from collections.abc import Callable, Sequence  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 from scipy import special, stats  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's code, not an installed copy
 
 from judge_report.items import RatedUnits, alpha_statistic  # noqa: E402
 from scorers.agreement import (  # noqa: E402

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from judge_report.runs import Run
-from scorers.agreement import weighted_interval_alpha
+from scorers.agreement import item_weighted_alpha
 from scorers.discernment import LEVELS, item_bootstrap
 from scorers.paired import ItemStatistic, weighted_mean, weighted_pearson
 from scorers.values import as_float
@@ -275,7 +275,7 @@ def coeval_units(run: Run, samples: Sequence[Sample], with_judge: bool = True) -
 
 def alpha_statistic(units: RatedUnits) -> Callable[[np.ndarray], np.ndarray]:
     """α of the units on item weights (each unit weighs what its item does)."""
-    return lambda weights: weighted_interval_alpha(units.raters, weights[:, units.unit_item])
+    return item_weighted_alpha(units.raters, units.unit_item, len(units.items))
 
 
 def coeval_alpha_with_judge(run: Run, samples: Sequence[Sample]) -> ItemStatistic:

@@ -9,7 +9,7 @@ the annotators (its Figures 5-7), and the mean pairwise Pearson correlation amon
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -87,18 +87,38 @@ def weighted_interval_alpha(raters: np.ndarray, unit_weights: np.ndarray) -> np.
     squared deviations from the unit's mean, ``n = Σ w_u m_u``, ``SS`` the deviations of all those scores from
     their grand mean). ``raters``: raters x units, NaN where missing; ``unit_weights``: one row of weights per
     resample. Equal to the ``krippendorff`` package's α on the replicated units; NaN when no two scores differ."""
+    return _alpha_of_terms(_unit_terms(raters), unit_weights)
+
+
+def _unit_terms(raters: np.ndarray) -> np.ndarray:
+    """``(4, units)``: each unit's ``m_u``, sum of scores, sum of squared scores and ``m_u SS_u / (m_u - 1)``, all 0
+    for a unit with fewer than two scores. α of weighted units is a function of their weighted sums, so units
+    always drawn together (one item's criteria) can be added up first."""
     present = np.isfinite(raters)
     m = present.sum(axis=0).astype(float)
     pairable = m >= 2
-    values = np.where(present, raters, 0.0)
+    values = np.where(present & pairable, raters, 0.0)
     sums, squares = values.sum(axis=0), (values**2).sum(axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
         within = np.where(pairable, m * (squares - sums**2 / np.maximum(m, 1)) / (m - 1), 0.0)
-        w = unit_weights * pairable
-        n = w @ m
-        total = w @ sums
-        spread = w @ squares - total**2 / n
-        alpha = 1.0 - (n - 1) * (w @ within) / (n * spread)
+    return np.vstack([np.where(pairable, m, 0.0), sums, squares, within])
+
+
+def item_weighted_alpha(raters: np.ndarray, unit_items: np.ndarray, n_items: int) -> Callable[[np.ndarray], np.ndarray]:
+    """α as a function of item weights, ``(resamples, n_items)`` to one α per row: every unit weighs what its item
+    (``unit_items[u]``, 0 to ``n_items - 1``) does, as :func:`weighted_interval_alpha` with the item weights spread
+    over the units, but with each item's units summed once (one item's criteria are always drawn together)."""
+    terms = np.zeros((4, n_items))
+    np.add.at(terms.T, np.asarray(unit_items, dtype=int), _unit_terms(raters).T)
+    return lambda weights: _alpha_of_terms(terms, weights)
+
+
+def _alpha_of_terms(terms: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """α of the units (or groups of units) whose :func:`_unit_terms` these are, under each row of weights."""
+    n, total = weights @ terms[0], weights @ terms[1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        spread = weights @ terms[2] - total**2 / n
+        alpha = 1.0 - (n - 1) * (weights @ terms[3]) / (n * spread)
     return np.where((n > 1) & (spread > 1e-12 * np.maximum(n, 1.0)), alpha, np.nan)
 
 
@@ -124,7 +144,7 @@ def alpha_resamples(
         return np.full(max(n_resamples, 0), np.nan), int(items.size)
     counts = np.zeros((n_resamples, items.size))
     np.add.at(counts, (np.arange(n_resamples)[:, None], resampled_items(items.size, n_resamples, seed)), 1.0)
-    return weighted_interval_alpha(matrix[:, pairable], counts[:, item_of_unit]), int(items.size)
+    return item_weighted_alpha(matrix[:, pairable], item_of_unit, items.size)(counts), int(items.size)
 
 
 def alpha_interval(

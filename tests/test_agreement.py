@@ -15,10 +15,12 @@ from scorers.agreement import (
     alpha_interval,
     alpha_resamples,
     interval_alpha,
+    item_weighted_alpha,
     mean_pairwise_pearson,
     pairwise_alpha,
     pearson,
     pearson_with_each,
+    weighted_interval_alpha,
 )
 from scorers.discernment import resampled_items
 
@@ -173,6 +175,13 @@ def test_alpha_resamples_draw_items_with_all_their_units_as_the_package_computes
         columns = np.concatenate([np.flatnonzero(UNIT_ITEMS == item) for item in drawn])
         expected = krippendorff.alpha(reliability_data=RATERS[:, columns], level_of_measurement="interval")
         assert resampled[row] == pytest.approx(expected, abs=1e-12)
+
+
+def test_item_weights_act_as_the_same_weight_on_each_of_the_items_units():
+    weights = np.random.default_rng(0).integers(0, 3, (20, 7)).astype(float)
+    by_item = item_weighted_alpha(RATERS, UNIT_ITEMS, 7)(weights)
+    by_unit = weighted_interval_alpha(RATERS, weights[:, UNIT_ITEMS])
+    assert np.isfinite(by_unit).all() and by_item == pytest.approx(by_unit, abs=1e-12)
 
 
 def test_alpha_interval_is_the_bootstrap_interval_of_those_resamples():
