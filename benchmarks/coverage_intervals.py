@@ -14,8 +14,11 @@ on the same data sets. Targets:
   data, so its mean is dominated by a long upper tail; the median is what a data set of this size gives half the time.
 - FBI's rates: the generating model's failure rate (the mean of the items' failure probabilities).
 - Correlations: the generating model's correlation (the statistic on 200,000 draws).
+- CoEval's Krippendorff's α: the generating model's α (α on 100,000 responses), which, unlike D, does not depend on
+  n; the judge-report cell that pools CoEval tasks: the mean of the tasks' targets.
 
-The Monte-Carlo standard error of a coverage c from R data sets is sqrt(c(1 - c)/R): 0.014 at c = 0.95, R = 250.
+The Monte-Carlo standard error of a coverage c from R data sets is sqrt(c(1 - c)/R): 0.014 at c = 0.95, R = 250
+(0.010 at R = 500, the α table's).
 Numpy's BLAS is kept to one thread (the resampled Wilcoxon tests are small matrix products, which threads slow
 down on a shared machine). Results: docs/coverage_intervals.md.
 """
