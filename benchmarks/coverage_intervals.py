@@ -18,7 +18,7 @@ on the same data sets. Targets:
   n; the judge-report cell that pools CoEval tasks: the mean of the tasks' targets.
 
 The Monte-Carlo standard error of a coverage c from R data sets is sqrt(c(1 - c)/R): 0.014 at c = 0.95, R = 250
-(0.010 at R = 500, the α table's).
+(0.007 at R = 1,000, the α table's).
 Numpy's BLAS is kept to one thread (the resampled Wilcoxon tests are small matrix products, which threads slow
 down on a shared machine). Results: docs/coverage_intervals.md.
 """
