@@ -14,8 +14,11 @@ on the same data sets. Targets:
   data, so its mean is dominated by a long upper tail; the median is what a data set of this size gives half the time.
 - FBI's rates: the generating model's failure rate (the mean of the items' failure probabilities).
 - Correlations: the generating model's correlation (the statistic on 200,000 draws).
+- CoEval's Krippendorff's α: the generating model's α (α on 100,000 responses), which, unlike D, does not depend on
+  n; the judge-report cell that pools CoEval tasks: the mean of the tasks' targets.
 
-The Monte-Carlo standard error of a coverage c from R data sets is sqrt(c(1 - c)/R): 0.014 at c = 0.95, R = 250.
+The Monte-Carlo standard error of a coverage c from R data sets is sqrt(c(1 - c)/R): 0.014 at c = 0.95, R = 250
+(0.007 at R = 1,000, the α table's).
 Numpy's BLAS is kept to one thread (the resampled Wilcoxon tests are small matrix products, which threads slow
 down on a shared machine). Results: docs/coverage_intervals.md.
 """
@@ -29,13 +32,24 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
+import sys  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
 from collections.abc import Callable, Sequence  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 from scipy import special, stats  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's code, not an installed copy
+
+from judge_report.items import RatedUnits, alpha_statistic  # noqa: E402
+from scorers.agreement import (  # noqa: E402
+    alpha_resamples,
+    interval_alpha,
+    interval_from_resamples,
+    weighted_interval_alpha,
+)
 from scorers.blind_spots import rate_with_ci  # noqa: E402
 from scorers.correlation import (  # noqa: E402
     STATISTICS,
@@ -51,6 +65,7 @@ from scorers.discernment import (  # noqa: E402
     item_bootstrap,
     resampled_items,
 )
+from scorers.paired import ItemStatistic, joint_resamples, recentred_interval  # noqa: E402
 
 Z = float(stats.norm.ppf(0.975))
 
@@ -300,9 +315,143 @@ def correlation_coverage(replications: int, seed: int) -> list[str]:
     return rows
 
 
+# CoEval: Krippendorff's alpha of five annotators, alone and with a judge, over (item, criterion) units.
+ALPHA_ANNOTATORS = 5
+ALPHA_ANNOTATOR_BIASES = np.array([-0.2, 0.1, 0.0, 0.25, -0.1])
+"""Each annotator's leniency, fixed as the preset fixes its annotators (the bootstrap resamples items, not raters)."""
+ALPHA_JUDGE_BIAS = 0.2
+ALPHA_AGREEMENT = {"weak": (1.5, 2.0), "medium": (0.8, 1.0), "strong": (0.25, 0.4)}
+"""Annotators' and judge's rating noise (sd on the 1-5 scale) per regime."""
+ALPHA_SIZES = {
+    "quick (10 items, direct)": (10, 7, True),
+    "standard (100 items x 5 criteria)": (100, 5, False),
+    "full (200 items x 5 criteria)": (200, 5, False),
+}
+"""Items, criteria and whether the judge scores the overall only (``mode=direct``): the quick preset's ROCStories
+direct task, and the standard and full presets' step-by-step tasks (ELI5 and Self-Instruct have 5 criteria)."""
+ALPHA_POOLED = {
+    "standard (100 x 5 + 100 x 7)": ((100, 5), (100, 7)),
+    "full (200 x 5 + 200 x 7 + 200 x 5)": ((200, 5), (200, 7), (200, 5)),
+}
+"""The leaderboard's ``alpha/with_judge`` cell pools the preset's step-by-step tasks: ELI5 and ROCStories
+(standard), and Self-Instruct too (full); they share no items."""
+ALPHA_METHODS = ("percentile", "re-centred")
+"""The percentile interval of the item resamples, and the same moved so that their median sits on the estimate:
+the suite's (``scorers.agreement.alpha_interval``) and the report's pooled one (``recentred_interval``)."""
+ALPHA_POPULATION = 100_000
+"""Items of the one large data set on which the target, the generating model's α, is computed."""
+
+
+def alpha_ratings(
+    rng: np.random.Generator, n: int, criteria: int, annotator_noise: float, judge_noise: float
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """One data set's raters x units and each unit's item, per statistic, as ``scorers.coeval`` builds them.
+
+    An item (a response) has a quality shared by its criteria (sd 1.1) and a criterion-specific part (sd 0.6)
+    around 4.0, so that ratings pile up at 5 as the CoEval annotations do. Each annotator rates a unit with its
+    leniency plus noise, the judge with its own bias and noise, rounded and clipped to 1-5; an annotator's overall
+    is its mean over the criteria, the judge's overall its own rating of the item's mean quality."""
+    quality = 4.0 + rng.normal(0, 1.1, (n, 1)) + rng.normal(0, 0.6, (n, criteria))
+    noise = rng.normal(0, annotator_noise, (ALPHA_ANNOTATORS, n, criteria))
+    annotators = np.clip(np.rint(quality[None] + ALPHA_ANNOTATOR_BIASES[:, None, None] + noise), 1, 5)
+    judge = np.clip(np.rint(quality + ALPHA_JUDGE_BIAS + rng.normal(0, judge_noise, (n, criteria))), 1, 5)
+    overall = np.clip(np.rint(quality.mean(axis=1) + ALPHA_JUDGE_BIAS + rng.normal(0, judge_noise, n)), 1, 5)
+    units = annotators.reshape(ALPHA_ANNOTATORS, -1)
+    annotator_overall = annotators.mean(axis=2)
+    items, items_overall = np.repeat(np.arange(n), criteria), np.arange(n)
+    return {
+        "alpha/annotators": (units, items),
+        "alpha/with_judge": (np.vstack([units, judge.reshape(1, -1)]), items),
+        "alpha/annotators/overall": (annotator_overall, items_overall),
+        "alpha/with_judge/overall": (np.vstack([annotator_overall, overall[None]]), items_overall),
+    }
+
+
+def alpha_targets(rng: np.random.Generator, criteria: int, noise: tuple[float, float]) -> dict[str, float]:
+    """The generating model's α of every statistic: α on one data set of :data:`ALPHA_POPULATION` items."""
+    population = alpha_ratings(rng, ALPHA_POPULATION, criteria, *noise)
+    return {
+        name: float(weighted_interval_alpha(raters, np.ones((1, raters.shape[1])))[0])
+        for name, (raters, _) in population.items()
+    }
+
+
+def alpha_coverage(replications: int, seed: int) -> list[str]:
+    """Coverage of the suite's α intervals per preset size and agreement regime, and of the report's pooled
+    ``alpha/with_judge`` interval, in Markdown rows. The suite's resamples (``alpha_resamples``) give both methods;
+    a NaN interval counts as a miss."""
+    rows = []
+    for regime, noise in ALPHA_AGREEMENT.items():
+        for size, (n, criteria, direct) in ALPHA_SIZES.items():
+            started = time.perf_counter()
+            rng = np.random.default_rng([seed, n, criteria, int(noise[0] * 10)])
+            targets = alpha_targets(rng, criteria, noise)
+            names = [name for name in targets if not (direct and name == "alpha/with_judge")]
+            held: dict[tuple[str, str], list[bool]] = {}
+            estimates: dict[str, list[float]] = {name: [] for name in names}
+            for _ in range(replications):
+                data = alpha_ratings(rng, n, criteria, *noise)
+                for name in names:
+                    raters, items = data[name]
+                    estimate = interval_alpha(raters)
+                    resampled, n_items = alpha_resamples(raters, items)
+                    estimates[name].append(estimate.value)
+                    suite = interval_from_resamples(resampled, estimate, n_items)
+                    intervals = {
+                        "percentile": percentile_interval(resampled, BOOTSTRAP_CONFIDENCE),
+                        "re-centred": (suite.low, suite.high),
+                    }
+                    for method, (low, high) in intervals.items():
+                        held.setdefault((name, method), []).append(bool(low <= targets[name] <= high))
+            for name in names:
+                cells = " | ".join(f"{np.mean(held[name, method]):.3f}" for method in ALPHA_METHODS)
+                median = float(np.nanmedian(estimates[name]))
+                rows.append(f"| {size} | {regime} | {name} | {targets[name]:.3f} | {median:.3f} | {cells} |")
+            print(f"alpha {regime} {size}: {time.perf_counter() - started:.0f} s", flush=True)
+        rows += alpha_pooled_coverage(replications, seed, regime, noise)
+    return rows
+
+
+def alpha_pooled_coverage(replications: int, seed: int, regime: str, noise: tuple[float, float]) -> list[str]:
+    """Coverage of judge-report's pooled ``alpha/with_judge`` cell: the mean of the tasks' α, its interval from
+    ``scorers.paired.joint_resamples`` (2,000 resamples; tasks without shared items drawn independently) and
+    ``recentred_interval``, as ``judge_report.tables.pool_cells`` computes it; the percentile interval of the same
+    resamples beside it."""
+    rows = []
+    for size, tasks in ALPHA_POOLED.items():
+        started = time.perf_counter()
+        rng = np.random.default_rng([seed, len(tasks), int(noise[0] * 10), 1])
+        target = float(np.mean([alpha_targets(rng, criteria, noise)["alpha/with_judge"] for _, criteria in tasks]))
+        held: dict[str, list[bool]] = {method: [] for method in ALPHA_METHODS}
+        means = []
+        for _ in range(replications):
+            statistics, values = [], []
+            for task, (n, criteria) in enumerate(tasks):
+                raters, items = alpha_ratings(rng, n, criteria, *noise)["alpha/with_judge"]
+                values.append(interval_alpha(raters).value)
+                keys = tuple(f"{task}:{item}" for item in range(n))
+                statistics.append(ItemStatistic(keys, alpha_statistic(RatedUnits(raters, items, keys))))
+            mean = float(np.mean(values))
+            means.append(mean)
+            pooled = joint_resamples(statistics).mean(axis=1)
+            intervals = {
+                "percentile": percentile_interval(pooled, BOOTSTRAP_CONFIDENCE),
+                "re-centred": recentred_interval(pooled, mean),
+            }
+            for method, (low, high) in intervals.items():
+                held[method].append(bool(low <= target <= high))
+        cells = " | ".join(f"{np.mean(hits):.3f}" for hits in held.values())
+        median = float(np.median(means))
+        rows.append(f"| pooled: {size} | {regime} | mean alpha/with_judge | {target:.3f} | {median:.3f} | {cells} |")
+        print(f"alpha pooled {regime} {size}: {time.perf_counter() - started:.0f} s", flush=True)
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--suites", default="dhp,fbi,correlation", help="comma list of dhp, fbi, correlation")
+    parser.add_argument(
+        "--suites", default="dhp,fbi,correlation,alpha", help="comma list of dhp, fbi, correlation, alpha"
+    )
     parser.add_argument("--replications", type=int, default=250, help="data sets per cell")
     parser.add_argument("--seed", type=int, default=0)
     arguments = parser.parse_args()
@@ -324,6 +473,10 @@ def main() -> None:
         "correlation": (
             "| strength (latent r) | statistic | target | percentile bootstrap (suite) | Fisher z, jackknife |",
             correlation_coverage,
+        ),
+        "alpha": (
+            "| preset size | agreement | statistic | target (model's α) | median α | percentile | re-centred (new) |",
+            alpha_coverage,
         ),
     }
     for suite, (header, coverage) in suites_run.items():

@@ -88,7 +88,7 @@ COEVAL_SCORING = SuiteDefinition(
     name="coeval_scoring",
     title="CoEval scoring: the judge's criterion and overall scores against the annotators'",
     paper=PAPER,
-    version=4,
+    version=5,
     changelog={
         1: "Step-by-step (each curated criterion, then overall, in one conversation) and direct scoring; "
         "correlation with the annotators' mean and Krippendorff's alpha with and without the judge.",
@@ -104,6 +104,10 @@ COEVAL_SCORING = SuiteDefinition(
         "closing label (`Score: 4`, `Overall score: 4`) is read past with its probability, and requests have "
         "room for it (`max_tokens` 3 -> 8 and 11), and a 1-10 score with more than `min_mass` on a `1` the "
         "judge did not write (1 or 10) is a parse failure instead of losing P(10).",
+        5: "Krippendorff's alpha gets a 95 % interval (`alpha_ci_low/annotators`, `alpha_ci_high/annotators`, "
+        "`alpha_ci_low/with_judge`, ... and their `/overall` twins): responses resampled with all their criterion "
+        "units (1,000 resamples, seed 0), the percentile interval re-centred on alpha, as DHP's D; coverage "
+        "measured in `docs/coverage_intervals.md`. No point value moved.",
     },
     options=(
         Option(

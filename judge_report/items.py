@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from judge_report.runs import Run
+from scorers.agreement import item_weighted_alpha
 from scorers.discernment import LEVELS, item_bootstrap
 from scorers.paired import ItemStatistic, weighted_mean, weighted_pearson
 from scorers.values import as_float
@@ -272,30 +273,9 @@ def coeval_units(run: Run, samples: Sequence[Sample], with_judge: bool = True) -
     return RatedUnits(raters, np.array(unit_item, dtype=int), keys)
 
 
-def weighted_interval_alpha(raters: np.ndarray, unit_weights: np.ndarray) -> np.ndarray:
-    """Krippendorff's interval α with each unit counted as often as it is drawn: ``1 - (n-1) Σ w_u m_u SS_u /
-    (m_u - 1) / (n SS)``, units with fewer than two scores left out (``m_u`` scores in unit u, ``SS_u`` their
-    squared deviations from the unit's mean, ``n = Σ w_u m_u``, ``SS`` the deviations of all those scores from
-    their grand mean). Equal to the ``krippendorff`` package's α on the replicated units; NaN when no two scores
-    differ."""
-    present = np.isfinite(raters)
-    m = present.sum(axis=0).astype(float)
-    pairable = m >= 2
-    values = np.where(present, raters, 0.0)
-    sums, squares = values.sum(axis=0), (values**2).sum(axis=0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        within = np.where(pairable, m * (squares - sums**2 / np.maximum(m, 1)) / (m - 1), 0.0)
-        w = unit_weights * pairable
-        n = w @ m
-        total = w @ sums
-        spread = w @ squares - total**2 / n
-        alpha = 1.0 - (n - 1) * (w @ within) / (n * spread)
-    return np.where((n > 1) & (spread > 1e-12 * np.maximum(n, 1.0)), alpha, np.nan)
-
-
 def alpha_statistic(units: RatedUnits) -> Callable[[np.ndarray], np.ndarray]:
     """α of the units on item weights (each unit weighs what its item does)."""
-    return lambda weights: weighted_interval_alpha(units.raters, weights[:, units.unit_item])
+    return item_weighted_alpha(units.raters, units.unit_item, len(units.items))
 
 
 def coeval_alpha_with_judge(run: Run, samples: Sequence[Sample]) -> ItemStatistic:

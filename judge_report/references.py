@@ -16,9 +16,9 @@ from judge_report.items import (
     alpha_statistic,
     coeval_units,
     dhp_items,
-    weighted_interval_alpha,
 )
 from judge_report.runs import Run
+from scorers.agreement import weighted_interval_alpha
 from scorers.paired import ItemStatistic, joint_resamples, recentred_interval
 from scorers.references import (
     CONSTANT,

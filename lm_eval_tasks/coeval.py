@@ -171,8 +171,8 @@ def metrics(settings: Mapping[str, Any], samples: Sequence[SampleAnswers]) -> di
         rows.append((value, meta))
         read += list(zip(answers[OVERALL], parsed[OVERALL], strict=True))
     warn_on_unparsed(settings, read)
-    report, constant_judge = coeval_report(rows, settings["criteria"], criterion_scores=False)
-    for name, reason in constant_judge:
+    report, undefined = coeval_report(rows, settings["criteria"], criterion_scores=False)
+    for name, reason in undefined:
         logger.warning("%s: %s is undefined (NaN): %s", settings["task"], name, reason)
     return report
 

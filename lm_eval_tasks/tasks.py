@@ -28,7 +28,7 @@ from fbi_tasks.definition import FBI
 from fbi_tasks.prompts import STRATEGIES
 from judge_data.definitions import LOWER_IS_BETTER
 from judge_data.human import GROUPS
-from scorers.agreement import pair_alpha_name, rater_pairs
+from scorers.agreement import ALPHA_ANNOTATORS, ALPHA_WITH_JUDGE, pair_alpha_name, rater_pairs
 from scorers.coeval import OVERALL
 from scorers.criteria_consistency import VALUE_KEYS as CRITERIA_LIST_KEYS
 from scorers.discernment import interval_names
@@ -148,8 +148,9 @@ def coeval_metric_names(annotator_ids: Sequence[str]) -> tuple[str, ...]:
     """What a CoEval direct-scoring task reports for data scored by these annotators."""
     correlations = [f"{name}/{OVERALL}" for method in ("pearson", "spearman") for name in _rate_names(method)]
     annotator_pairs = [pair_alpha_name(*pair) for pair in rater_pairs(annotator_ids, with_judge=False)]
-    names = [*correlations, f"n/{OVERALL}", "alpha/annotators", "pearson/annotator_pairs", *annotator_pairs]
-    with_judge = ["alpha/annotators", "pearson/annotator_pairs", "alpha/with_judge"]
+    annotators = [ALPHA_ANNOTATORS, *interval_names(ALPHA_ANNOTATORS)]
+    names = [*correlations, f"n/{OVERALL}", *annotators, "pearson/annotator_pairs", *annotator_pairs]
+    with_judge = [*annotators, "pearson/annotator_pairs", ALPHA_WITH_JUDGE, *interval_names(ALPHA_WITH_JUDGE)]
     with_judge += [f"pearson/annotator/{annotator}" for annotator in annotator_ids]
     with_judge += ["pearson/judge_vs_annotators"]
     with_judge += [pair_alpha_name(*pair) for pair in rater_pairs(annotator_ids, with_judge=True)]

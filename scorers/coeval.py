@@ -17,8 +17,18 @@ from typing import Any
 from inspect_ai.scorer import Metric, SampleScore, metric
 
 from scorers.adherence import PARSE_FAILURES
-from scorers.agreement import JUDGE, NO_DISAGREEMENT, agreement_report, pair_alpha_name
+from scorers.agreement import (
+    ALPHA_ANNOTATORS,
+    ALPHA_WITH_JUDGE,
+    JUDGE,
+    NO_DISAGREEMENT,
+    UNDEFINED_RESAMPLES,
+    agreement_report,
+    alpha_interval,
+    pair_alpha_name,
+)
 from scorers.correlation import CONSTANT_JUDGE, Method, correlation
+from scorers.discernment import interval_names
 from scorers.values import as_float, json_fallbacks
 
 logger = logging.getLogger(__name__)
@@ -63,14 +73,16 @@ def _correlations(rows: list[Row], key: str) -> tuple[dict[str, float], str | No
     return report, reason
 
 
-def _units(rows: list[Row], keys: Sequence[str]) -> tuple[dict[str, list[float | None]], list[float]]:
-    """Annotators' and judge's scores over the units (sample, key): one column per unit, None where missing."""
+def _units(rows: list[Row], keys: Sequence[str]) -> tuple[dict[str, list[float | None]], list[float], list[int]]:
+    """Annotators' and judge's scores over the units (sample, key): one column per unit, None where missing, and
+    each unit's sample (its position in ``rows``)."""
     annotator_ids: dict[str, None] = {}
     for _, metadata in rows:
         annotator_ids.update(dict.fromkeys(metadata.get("annotator_ids") or []))
     annotators: dict[str, list[float | None]] = {annotator: [] for annotator in annotator_ids}
     judge: list[float] = []
-    for value, metadata in rows:
+    unit_items: list[int] = []
+    for index, (value, metadata) in enumerate(rows):
         ids = list(metadata.get("annotator_ids") or [])
         scores = metadata.get("annotators") or {}
         for key in keys:
@@ -78,51 +90,68 @@ def _units(rows: list[Row], keys: Sequence[str]) -> tuple[dict[str, list[float |
             for annotator in annotators:
                 annotators[annotator].append(given.get(annotator))
             judge.append(as_float(value.get(key)))
-    return annotators, judge
+            unit_items.append(index)
+    return annotators, judge, unit_items
 
 
 def _agreement(
     rows: list[Row], keys: Sequence[str], with_judge: bool, suffix: str
-) -> dict[str, tuple[float, str | None]]:
-    annotators, judge = _units(rows, keys)
+) -> tuple[dict[str, tuple[float, str | None]], list[tuple[str, str]]]:
+    """The agreement statistics over these units with their reasons, the item-bootstrap interval of
+    ``alpha/annotators`` and ``alpha/with_judge`` (``alpha_ci_low/annotators``, ...), and ``(subject, reason)``
+    for each such interval that is NaN because too many item resamples have no α. An interval on fewer than two
+    items, or of an undefined α, is NaN without a warning: partial results pass through both while a run scores."""
+    annotators, judge, unit_items = _units(rows, keys)
     if not annotators:
-        return {}
+        return {}, []
     report = agreement_report(annotators, judge if with_judge else None)
-    return {f"{name}{suffix}": (agreement.value, agreement.reason) for name, agreement in report.items()}
+    agreements = {f"{name}{suffix}": (agreement.value, agreement.reason) for name, agreement in report.items()}
+    undefined = []
+    raters: dict[str, list[Sequence[float | None]]] = {ALPHA_ANNOTATORS: list(annotators.values())}
+    if with_judge:
+        raters[ALPHA_WITH_JUDGE] = [*annotators.values(), judge]
+    for name, ratings in raters.items():
+        interval = alpha_interval(ratings, unit_items)
+        low, high = interval_names(f"{name}{suffix}")
+        agreements[low], agreements[high] = (interval.low, None), (interval.high, None)
+        if interval.reason is not None and UNDEFINED_RESAMPLES in interval.reason:
+            undefined.append((f"the interval of {name}{suffix}", interval.reason))
+    return agreements, undefined
 
 
 def coeval_report(
     rows: Sequence[Row], criteria: Sequence[str], criterion_scores: bool = True
 ) -> tuple[dict[str, float], list[tuple[str, str]]]:
-    """Every statistic of :func:`coeval_agreement` from the scored rows, and ``(statistic, reason)`` for each
-    one that is undefined because the judge is constant (the one computation behind both harnesses). α of the
-    judge with one annotator is undefined only when both give one and the same value throughout."""
+    """Every statistic of :func:`coeval_agreement` from the scored rows (the one computation behind both
+    harnesses), and ``(statistic, reason)`` for each one that is undefined because the judge is constant, and for
+    each α interval that is undefined because too many of its item resamples are. α of the judge with one
+    annotator is undefined only when both give one and the same value throughout."""
     report: dict[str, float] = {}
-    constant_judge: list[tuple[str, str]] = []
+    undefined: list[tuple[str, str]] = []
     for key in [*criteria, OVERALL] if criterion_scores else [OVERALL]:
         correlations, reason = _correlations(list(rows), key)
         report.update(correlations)
         if reason is not None and reason.startswith(CONSTANT_JUDGE):
-            constant_judge.append((f"the correlation for {key}", reason))
-    agreements = {
-        **_agreement(list(rows), criteria, criterion_scores, ""),
-        **_agreement(list(rows), [OVERALL], True, f"/{OVERALL}"),
-    }
-    for name, (value, reason) in agreements.items():
+            undefined.append((f"the correlation for {key}", reason))
+    criterion_level, criterion_intervals = _agreement(list(rows), criteria, criterion_scores, "")
+    overall, overall_intervals = _agreement(list(rows), [OVERALL], True, f"/{OVERALL}")
+    for name, (value, reason) in {**criterion_level, **overall}.items():
         report[name] = value
         if reason is not None and JUDGE_CONSTANT in reason:
-            constant_judge.append((name, reason.replace("the first rater", "the judge")))
+            undefined.append((name, reason.replace("the first rater", "the judge")))
         elif reason == NO_DISAGREEMENT and name.startswith(JUDGE_PAIRS):
-            constant_judge.append((name, reason))
+            undefined.append((name, reason))
+    undefined += criterion_intervals + overall_intervals
     report.update(json_fallbacks(value for value, _ in rows))
     report[PARSE_FAILURES] = float(sum(as_float(value.get(PARSE_FAILURES, 0.0)) for value, _ in rows))
-    return report, constant_judge
+    return report, undefined
 
 
 @metric
 def coeval_agreement(criteria: Sequence[str], criterion_scores: bool = True) -> Metric:
     """Correlations with the human mean per criterion and overall, Krippendorff's α (of all raters and per pair
-    of raters, ``alpha/pair/<first>/<second>``) and per-annotator Pearson.
+    of raters, ``alpha/pair/<first>/<second>``; α of all raters with its item-bootstrap interval) and
+    per-annotator Pearson.
 
     ``criterion_scores`` is False in direct mode, where the judge gives the overall score only: then no
     criterion correlations are logged, and criterion-level agreement is the annotators' alone. Criterion-level
@@ -133,8 +162,8 @@ def coeval_agreement(criteria: Sequence[str], criterion_scores: bool = True) -> 
     reported: set[tuple[str, str]] = set()
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        report, constant_judge = coeval_report(_rows(scores), criteria, criterion_scores)
-        for name, reason in constant_judge:
+        report, undefined = coeval_report(_rows(scores), criteria, criterion_scores)
+        for name, reason in undefined:
             if (name, reason) not in reported:
                 reported.add((name, reason))
                 logger.warning("%s is undefined (NaN): %s", name, reason)

@@ -18,6 +18,7 @@ from coeval_tasks.definition import COEVAL_SCORING
 from coeval_tasks.scoring import custom, eli5, scoring_task
 from judge_data import DataError
 from judge_data.options import OptionError
+from scorers.agreement import alpha_interval
 from scorers.coeval import coeval_agreement
 from solvers.stepwise import OVERALL, scoring_turns
 from tests.coeval.test_coeval_criteria import DATASETS, coeval_folder, served_public_copy
@@ -103,6 +104,15 @@ def test_metric_against_scipy_and_the_krippendorff_package():
     )
     assert report["pearson/annotator/Y/overall"] == pytest.approx(stats.pearsonr([1, 4, 4], overall_y).statistic)
     assert report["parse_failures"] == 1
+    # alpha's interval resamples the items, each with both its criterion units (units 0-1 are item 0, ...)
+    for name, raters, items in [
+        ("annotators", annotators, [0, 0, 1, 1, 2, 2]),
+        ("with_judge", [*annotators, judge], [0, 0, 1, 1, 2, 2]),
+        ("with_judge/overall", [overall_x, overall_y, [1, 4, 4]], [0, 1, 2]),
+    ]:
+        interval = alpha_interval(raters, items)
+        assert report[f"alpha_ci_low/{name}"] == interval.low and report[f"alpha_ci_high/{name}"] == interval.high
+        assert interval.low < report[f"alpha/{name}"] < interval.high
 
 
 def test_direct_metric_has_no_criterion_correlations_and_copes_with_unscored_samples():
@@ -112,6 +122,13 @@ def test_direct_metric_has_no_criterion_correlations_and_copes_with_unscored_sam
     assert not {"pearson/a", "pearson/b", "spearman/a", "n/a", "pearson_ci_low/b"} & set(report)
     assert "alpha/with_judge" not in report and "alpha/annotators" in report
     assert {"pearson/overall", "alpha/with_judge/overall", "pearson/judge_vs_annotators/overall"} <= set(report)
+    intervals = {name for name in report if name.startswith("alpha_ci_")}
+    assert intervals == {
+        f"alpha_ci_{side}/{name}" for side in ("low", "high") for name in ("annotators", *ALPHA_OVERALL)
+    }
+
+
+ALPHA_OVERALL = ("annotators/overall", "with_judge/overall")
 
 
 def _package_alpha(*raters: list[float]) -> float:

@@ -5,17 +5,24 @@ from __future__ import annotations
 import math
 
 import krippendorff
+import numpy as np
 import pytest
 
 from scorers.agreement import (
     NO_DISAGREEMENT,
+    UNDEFINED_RESAMPLES,
     agreement_report,
+    alpha_interval,
+    alpha_resamples,
     interval_alpha,
+    item_weighted_alpha,
     mean_pairwise_pearson,
     pairwise_alpha,
     pearson,
     pearson_with_each,
+    weighted_interval_alpha,
 )
+from scorers.discernment import resampled_items
 
 
 def test_alpha_two_raters_by_hand():
@@ -145,3 +152,61 @@ def test_pair_alpha_of_a_constant_rater_is_nan_with_reason_only_beside_the_same_
 def test_an_annotator_named_like_the_judge_is_refused():
     with pytest.raises(ValueError, match="may not be named 'judge'"):
         pairwise_alpha({"judge": [1, 2], "A01": [1, 2]}, judge=[1, 2])
+
+
+# --- the item-bootstrap interval of alpha ------------------------------------------------------------------------
+
+RATERS = np.array(
+    [
+        [1, 2, 4, 4, 5, 5, 2, 3, 3, 1, 4, 5, 2, 2],
+        [1, 3, 4, 5, 5, 4, 2, 2, 3, 2, 5, 5, np.nan, np.nan],
+        [2, 2, 3, 4, 4, 5, 3, 3, 2, 1, 4, 4, np.nan, np.nan],
+    ]
+)
+"""Three raters of 7 items x 2 criteria (units item-major); the last item has one score per unit: not pairable."""
+UNIT_ITEMS = np.repeat(np.arange(7), 2)
+
+
+def test_alpha_resamples_draw_items_with_all_their_units_as_the_package_computes_alpha():
+    resampled, n_items = alpha_resamples(RATERS, UNIT_ITEMS, n_resamples=200)
+    assert n_items == 6  # item 6 has no unit with two scores: it is never drawn
+    # independently: the package's alpha on the units of the drawn items, replicated as often as each is drawn
+    for row, drawn in enumerate(resampled_items(6, 200)):
+        columns = np.concatenate([np.flatnonzero(UNIT_ITEMS == item) for item in drawn])
+        expected = krippendorff.alpha(reliability_data=RATERS[:, columns], level_of_measurement="interval")
+        assert resampled[row] == pytest.approx(expected, abs=1e-12)
+
+
+def test_item_weights_act_as_the_same_weight_on_each_of_the_items_units():
+    weights = np.random.default_rng(0).integers(0, 3, (20, 7)).astype(float)
+    by_item = item_weighted_alpha(RATERS, UNIT_ITEMS, 7)(weights)
+    by_unit = weighted_interval_alpha(RATERS, weights[:, UNIT_ITEMS])
+    assert np.isfinite(by_unit).all() and by_item == pytest.approx(by_unit, abs=1e-12)
+
+
+def test_alpha_interval_is_the_bootstrap_interval_of_those_resamples():
+    resampled, _ = alpha_resamples(RATERS, UNIT_ITEMS)
+    estimate = interval_alpha(RATERS).value
+    low, median, high = np.quantile(resampled, [0.025, 0.5, 0.975])
+    interval = alpha_interval(RATERS, UNIT_ITEMS)
+    assert interval.reason is None
+    # the percentiles moved by the estimate minus the resamples' median
+    assert interval.low == pytest.approx(estimate - (median - low), abs=1e-12)
+    assert interval.high == pytest.approx(min(estimate + (high - median), 1.0), abs=1e-12)
+    # near-perfect agreement: the moved upper bound would pass 1, alpha's largest value
+    close = np.vstack([RATERS[0, :12], RATERS[0, :12], RATERS[0, :12] + (np.arange(12) == 3)])
+    assert alpha_interval(close, UNIT_ITEMS[:12]).high == 1.0
+
+
+def test_alpha_interval_is_nan_with_the_reason():
+    same = alpha_interval([[3, 3, 3, 3], [3, 3, 3, 3]], [0, 0, 1, 1])
+    assert math.isnan(same.low) and same.reason == f"alpha itself is undefined: {NO_DISAGREEMENT}"
+    one_item = alpha_interval([[1, 5, 2], [2, 4, None]], [0, 0, 1])
+    assert math.isnan(one_item.high) and one_item.reason == "1 item(s) with two scores; the item bootstrap needs 2"
+    # one item of ten varies: a resample without it (about 35 % of them) has no disagreement
+    rare = alpha_interval([[1] + [3] * 9, [5] + [3] * 9], list(range(10)))
+    assert math.isnan(rare.low) and math.isnan(rare.high)
+    share = np.mean([0 not in drawn for drawn in resampled_items(10, 1000)])
+    assert 0.3 < share < 0.4 and rare.reason == f"{share:.1%} {UNDEFINED_RESAMPLES} (at most 1% may)"
+    with pytest.raises(ValueError, match="3 unit items for 4 units"):
+        alpha_interval([[1, 2, 3, 4], [1, 2, 3, 5]], [0, 1, 2])

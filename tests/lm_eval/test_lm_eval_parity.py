@@ -290,8 +290,18 @@ def test_lm_eval_and_inspect_report_the_same_coeval_numbers(tmp_path, minilm):  
     }
     inspect_direct = inspect_metrics["coeval_eli5_direct"]
     assert all(not math.isnan(value) and same(inspect_direct[name], value) for name, value in pairs.items()), pairs
+    # alpha's item-bootstrap bounds: the same resamples of the same items in both harnesses
+    bounds = {name: value for name, value in direct.items() if name.startswith("alpha_ci_")}
+    assert set(bounds) == {
+        f"alpha_ci_{side}/{name}"
+        for side in ("low", "high")
+        for name in ("annotators", "annotators/overall", "with_judge/overall")
+    }
+    assert all(not math.isnan(value) and same(inspect_direct[name], value) for name, value in bounds.items()), bounds
+    assert direct["alpha_ci_low/with_judge/overall"] < direct["alpha/with_judge/overall"]
+    assert direct["alpha/with_judge/overall"] < direct["alpha_ci_high/with_judge/overall"]
     assert results["higher_is_better"]["coeval_criteria_self_instruct"]["missed"] is False
-    assert len(rows) == 8 + 19 + len(pairs)  # the criteria task's 8: cc, icc, ..., identical_lists
+    assert len(rows) == 8 + 19 + len(bounds) + len(pairs)  # the criteria task's 8: cc, icc, ..., identical_lists
 
 
 def human_scored_folder(folder: Path, n: int) -> Path:

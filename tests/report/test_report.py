@@ -13,6 +13,7 @@ import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
+import numpy as np
 import pytest
 import scipy.stats
 import yaml
@@ -20,8 +21,10 @@ import yaml
 from fbi_tasks.data import load_items
 from judge_data import DataError
 from judge_report.exports import lm_eval_results, model_card_metadata
+from judge_report.items import Sample
 from judge_report.runs import Run
 from judge_report.tables import Cell, Table, build_report, sort_rows
+from scorers.coeval import coeval_report
 from scorers.criteria_consistency import IDENTICAL_LISTS
 from tests.conftest import data_folder
 from tests.support.commands import BIN, INSPECT, run_cli, task_options
@@ -782,6 +785,86 @@ def test_coeval_pair_alphas_make_a_matrix_table_and_a_heatmap_per_judge():
 
     for figure in figures.values():
         plt.close(figure.figure)
+
+
+def coeval_scoring_runs(model: str, datasets: dict[str, int], seed: int) -> tuple[list[Run], dict[str, list[Sample]]]:
+    """One judge's CoEval step-by-step runs (dataset -> criteria) on 30 made-up items each, their metrics from the
+    suite's own ``coeval_report`` and their samples as the report reads them from a log."""
+    rng = np.random.default_rng(seed)
+    runs, samples = [], {}
+    for dataset, n_criteria in datasets.items():
+        criteria = [f"c{k}" for k in range(n_criteria)]
+        rows = []
+        for _ in range(30):
+            quality = rng.normal(3.5, 1.0, n_criteria)
+            given = np.clip(np.rint(quality + rng.normal(0, 0.7, (3, n_criteria))), 1, 5)  # annotators X, Y, Z
+            scores = {c: list(given[:, k]) for k, c in enumerate(criteria)} | {"overall": list(given.mean(axis=1))}
+            judge = np.clip(np.rint(quality + rng.normal(0, 1.0, n_criteria)), 1, 5)
+            value = dict(zip(criteria, judge, strict=True)) | {"overall": float(np.clip(np.rint(quality.mean()), 1, 5))}
+            human = {key: float(np.mean(values)) for key, values in scores.items()}
+            rows.append((value, {"human": human, "annotators": scores, "annotator_ids": list("XYZ")}))
+        metrics, _ = coeval_report(rows, criteria)
+        location = f"{model.replace('/', '_')}-{dataset}.eval"
+        runs.append(
+            Run(
+                location=location,
+                harness="inspect",
+                task=f"coeval_{dataset}_step_by_step",
+                task_version="5",
+                model=model,
+                model_args={},
+                metadata={
+                    "mode": "step_by_step",
+                    "dataset": dataset,
+                    "n_items": 30,
+                    "criteria": dict.fromkeys(criteria, {}),
+                },
+                task_args={},
+                metrics=metrics,
+                samples=30,
+                created="2026-01-01",
+            )
+        )
+        samples[location] = [Sample(f"{dataset}-{i}", meta, value, {}) for i, (value, meta) in enumerate(rows)]
+    return runs, samples
+
+
+def test_coeval_alpha_shows_the_suites_interval_alone_and_a_joint_one_pooled():
+    pooled_runs, samples = coeval_scoring_runs("openai/a", {"eli5": 2, "rocstories": 3}, seed=0)
+    single_runs, single_samples = coeval_scoring_runs("openai/b", {"eli5": 2}, seed=1)
+    samples |= single_samples
+    report = build_report([*pooled_runs, *single_runs], items=lambda run: samples[run.location])
+    suite = next(table for table in report.suite_tables if table.name == "suite_coeval_scoring")
+    for run in pooled_runs + single_runs:
+        name = report.name_of(run)
+        for metric in ("alpha/with_judge", "alpha/annotators"):
+            low, high = (
+                run.metrics[metric.replace("alpha/", "alpha_ci_low/")],
+                run.metrics[metric.replace("alpha/", "alpha_ci_high/")],
+            )
+            cell = suite.cells[((name,), f"{run.task} {metric}")]
+            assert cell.ci == (low, high) and low < cell.value < high
+            assert cell.text() == f"{cell.value:.3f} [{low:.3f}, {high:.3f}]"
+    columns = [info for info in report.leaderboard.column_info if info.metric == "alpha/with_judge"]
+    assert [info.tasks for info in columns] == [
+        ("coeval_eli5_step_by_step", "coeval_rocstories_step_by_step"),
+        ("coeval_eli5_step_by_step",),
+    ]
+    # one task: the suite's own interval; two: the mean, its interval from resampling each task's items
+    alone = report.leaderboard.cells[((report.name_of(single_runs[0]),), columns[1].label)]
+    assert alone.ci == (
+        single_runs[0].metrics["alpha_ci_low/with_judge"],
+        single_runs[0].metrics["alpha_ci_high/with_judge"],
+    )
+    pooled = report.leaderboard.cells[((report.name_of(pooled_runs[0]),), columns[0].label)]
+    assert pooled.pooled == 2
+    assert pooled.value == pytest.approx(np.mean([run.metrics["alpha/with_judge"] for run in pooled_runs]))
+    assert pooled.ci is not None and pooled.ci[0] < pooled.value < pooled.ci[1]
+    widths = [run.metrics["alpha_ci_high/with_judge"] - run.metrics["alpha_ci_low/with_judge"] for run in pooled_runs]
+    assert pooled.ci[1] - pooled.ci[0] < max(widths)  # the mean of two independent estimates is surer than either
+    assert f"{columns[0].label}: its tasks share no items; its interval resamples each task's items on their own" in (
+        report.notes
+    )
 
 
 def three_judge_report():

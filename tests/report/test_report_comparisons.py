@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from judge_report.items import Sample, dhp_d_avg, weighted_interval_alpha
+from judge_report.items import Sample, dhp_d_avg
 from judge_report.runs import Run
 from judge_report.tables import build_report
+from scorers.agreement import weighted_interval_alpha
 from scorers.discernment import ScoreRecord, discernment_report
 from scorers.paired import (
     MCNEMAR,
