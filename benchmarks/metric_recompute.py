@@ -18,7 +18,8 @@ item with all its perturbations for DHP, a sample otherwise. The values:
   averaged over ``repeats`` answers (continuous log-likelihoods for ``scoring=perplexity``), 2 % unparsed (NaN);
 - CoEval criteria: CC, ICC and the expert match drawn at random.
 
-It prints, per task, the units, the longest recomputation and the k where it happened.
+It prints, per task, the units, the longest recomputation (wall seconds, and the CPU seconds this process used in
+it: on shared cores the wall time includes waiting for them) and the k where it happened.
 """
 
 from __future__ import annotations
@@ -142,22 +143,23 @@ def scored_units(task: Task, values: Values, seed: int = 0) -> list[list[SampleS
     return list(units.values())
 
 
-def longest_recomputation(task: Task, values: Values, counts: str) -> tuple[float, int, int]:
-    """The longest time the task's metric took, the unit count it took it at, and the number of units."""
+def longest_recomputation(task: Task, values: Values, counts: str) -> tuple[float, float, int, int]:
+    """The longest time the task's metric took (wall and this process's CPU seconds), the unit count it took it at,
+    and the number of units."""
     metric = task.metrics[0]
     for table in (getattr(discernment, name, None) for name in ("_tie_pattern_tails", "_untied_tail")):
         if table is not None:  # each task builds its sign-flip tables anew, as a fresh process does
             table.cache_clear()
     units = scored_units(task, values)
-    longest, at = 0.0, 0
+    longest, cpu, at = 0.0, 0.0, 0
     for k in item_counts(len(units), counts):
         scores = [score for unit in units[:k] for score in unit]
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         metric(scores)
         elapsed = time.perf_counter() - start
         if elapsed > longest:
-            longest, at = elapsed, k
-    return longest, at, len(units)
+            longest, cpu, at = elapsed, time.process_time() - start_cpu, k
+    return longest, cpu, at, len(units)
 
 
 def main() -> None:
@@ -168,17 +170,17 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DATA, help="the shared data folder")
     args = parser.parse_args()
     logging.disable(logging.WARNING)  # the metrics name undefined values once per run; here they would repeat
-    print("| preset | task | units | samples | longest recomputation s | at units |")
-    print("|---|---|---|---|---|---|")
+    print("| preset | task | units | samples | longest recomputation s | its CPU s | at units |")
+    print("|---|---|---|---|---|---|---|")
     for preset_name in args.presets:
         for entry in load_preset(preset_name).tasks:
             if args.suites and not any(entry.task.startswith(prefix) for prefix in args.suites):
                 continue
             task = build_task(entry, args.data, {"embedder": EMBEDDER})
-            longest, at, n_units = longest_recomputation(task, suite_values(entry.task), args.counts)
+            longest, cpu, at, n_units = longest_recomputation(task, suite_values(entry.task), args.counts)
             label = f"{entry.task} ({', '.join(f'{k}={v}' for k, v in entry.args.items())})"
             print(
-                f"| {preset_name} | {label} | {n_units} | {len(task.dataset)} | {longest:.3f} | {at} |",
+                f"| {preset_name} | {label} | {n_units} | {len(task.dataset)} | {longest:.3f} | {cpu:.3f} | {at} |",
                 flush=True,
             )
 
