@@ -109,7 +109,7 @@ def _pearson_rows(judge: np.ndarray, human: np.ndarray) -> np.ndarray:
         return centred / (largest * np.linalg.norm(centred / largest, ord=2, axis=-1, keepdims=True))
 
     with np.errstate(invalid="ignore", divide="ignore"):
-        r = np.clip(np.vecdot(normalised(judge), normalised(human), axis=-1), -1.0, 1.0)
+        r = np.clip(np.vecdot(normalised(judge), normalised(human)), -1.0, 1.0)
     constant = np.all(judge == judge[..., :1], axis=-1) | np.all(human == human[..., :1], axis=-1)
     return np.where(constant, np.nan, r)
 
