@@ -125,11 +125,14 @@ def _resampled_spearman(judge: np.ndarray, human: np.ndarray, indices: np.ndarra
 
 
 def _resampled_kendall(judge: np.ndarray, human: np.ndarray, indices: np.ndarray) -> np.ndarray:
-    """Tau-b of each resample from its table of (judge score, human score) counts, a few hundred resamples at a time
-    (continuous scores on both sides make large tables); scipy's ``kendalltau`` would be one call per resample."""
+    """Tau-b of each resample from its table of (judge score, human score) counts, as many resamples at a time as
+    :data:`MAX_TABLE_CELLS` holds; where one table alone is larger (both sides nearly continuous), scipy's
+    ``kendalltau`` on each resample, which sorts instead."""
     judge_levels, judge_codes = np.unique(judge, return_inverse=True)
     human_levels, human_codes = np.unique(human, return_inverse=True)
     shape = (len(judge_levels), len(human_levels))
+    if shape[0] * shape[1] > MAX_TABLE_CELLS:
+        return _kendall(judge[indices], human[indices])
     cells = judge_codes * shape[1] + human_codes
     step = max(1, MAX_TABLE_CELLS // (shape[0] * shape[1]))
     return np.concatenate(

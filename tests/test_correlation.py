@@ -206,12 +206,13 @@ def test_resampled_correlations_are_scipys_bootstrap_distribution(method, case):
         assert np.isnan(expected).any()
 
 
-def test_kendall_of_many_resamples_at_once_equals_scipy_in_small_table_chunks(monkeypatch):
+@pytest.mark.parametrize("cells", [40 * 40, 40 * 40 - 1])
+def test_kendall_equals_scipy_one_table_at_a_time_and_past_the_table_budget(monkeypatch, cells):
     import scorers.correlation as correlation_module
 
-    judge, human = _score_samples()["continuous"]
+    judge, human = _score_samples()["continuous"]  # 40 distinct scores on each side: 1,600 cells a table
     expected = _reference_distribution(judge, human, "kendall", 50)
-    monkeypatch.setattr(correlation_module, "MAX_TABLE_CELLS", 1)  # one resample's table at a time
+    monkeypatch.setattr(correlation_module, "MAX_TABLE_CELLS", cells)
     np.testing.assert_array_equal(correlation_module.resampled_correlations(judge, human, "kendall", 50), expected)
 
 
