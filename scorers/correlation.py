@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 import numpy as np
@@ -44,6 +45,121 @@ def _kendall(judge: np.ndarray, human: np.ndarray, axis: int = -1) -> np.ndarray
 
 
 STATISTICS = {"pearson": _pearson, "spearman": _spearman, "kendall": _kendall}
+
+MAX_TABLE_CELLS = 1 << 16
+"""Contingency-table cells held at once when Kendall's tau is computed for many resamples: 512 KB of counts, which
+stay in the processor's cache (a continuous judge against 13 human levels at 1,600 items: 0.15 s of CPU for 1,000
+resamples, against 0.55 s in 32 MB chunks)."""
+
+
+@lru_cache(maxsize=4)
+def resample_indices(n: int, n_resamples: int, seed: int) -> np.ndarray:
+    """The items drawn in each bootstrap resample, shape ``(n_resamples, n)``: the draws ``scipy.stats.bootstrap``
+    makes for paired samples with ``rng=np.random.default_rng(seed)``, so that the intervals are scipy's.
+
+    Shared (read-only) by every statistic and criterion of one recomputation with the same number of items."""
+    indices = np.random.default_rng(seed).integers(0, n, (n_resamples, n))
+    indices.flags.writeable = False
+    return indices
+
+
+def _level_counts(codes: np.ndarray, indices: np.ndarray, n_levels: int) -> np.ndarray:
+    """How often each level (``codes``: the level of each item) is drawn in each resample: ``(resamples, n_levels)``."""
+    rows = len(indices)
+    drawn = (np.arange(rows)[:, None] * n_levels + codes[indices]).ravel()
+    return np.bincount(drawn, minlength=rows * n_levels).reshape(rows, n_levels)
+
+
+def _resampled_ranks(values: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """``scipy.stats.rankdata`` of every resample (average ranks of ties), from how often each distinct value is drawn
+    instead of sorting each resample: a value's rank is the number of smaller values drawn plus half its own ties."""
+    distinct, codes = np.unique(values, return_inverse=True)
+    counts = _level_counts(codes, indices, len(distinct))
+    through = np.cumsum(counts, axis=1)
+    return np.take_along_axis(0.5 * (through + (through - counts) + 1), codes[indices], axis=1)
+
+
+def _tau_b(tables: np.ndarray) -> np.ndarray:
+    """Kendall's tau-b of each contingency table (rows: the judge's distinct scores ascending; columns: the humans'),
+    computed as ``scipy.stats.kendalltau`` does, from exact pair counts: NaN where one side is constant.
+
+    Each pair is counted once from its lower judge score: a cell's partners above it in the judge's order are
+    concordant to its right and discordant to its left."""
+    above = np.cumsum(tables[:, ::-1], axis=1)[:, ::-1] - tables
+    through = np.cumsum(above, axis=2)
+    con_minus_dis = (tables * (through[:, :, -1:] - 2 * through + above)).sum(axis=(1, 2))
+    judge_untied, human_untied = _untied_pairs(tables.sum(axis=2)), _untied_pairs(tables.sum(axis=1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tau = np.minimum(1.0, np.maximum(-1.0, con_minus_dis / np.sqrt(judge_untied) / np.sqrt(human_untied)))
+    return np.where((judge_untied > 0) & (human_untied > 0), tau, np.nan)
+
+
+def _untied_pairs(margins: np.ndarray) -> np.ndarray:
+    """Pairs of drawn items with different scores on one side: all pairs less those within one score."""
+    n = margins.sum(axis=1)
+    return n * (n - 1) // 2 - (margins * (margins - 1) // 2).sum(axis=1)
+
+
+def _pearson_rows(judge: np.ndarray, human: np.ndarray) -> np.ndarray:
+    """Pearson's r of each row pair by ``scipy.stats.pearsonr``'s own steps (centre, scale by the largest deviation,
+    normalise, dot), without its p-value, which takes longer than r itself over 1,000 resamples; NaN where a row is
+    constant."""
+
+    def normalised(values: np.ndarray) -> np.ndarray:
+        centred = values - np.mean(values, axis=-1, keepdims=True)
+        largest = np.max(np.abs(centred), axis=-1, keepdims=True)
+        return centred / (largest * np.linalg.norm(centred / largest, ord=2, axis=-1, keepdims=True))
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.clip(np.vecdot(normalised(judge), normalised(human)), -1.0, 1.0)
+    constant = np.all(judge == judge[..., :1], axis=-1) | np.all(human == human[..., :1], axis=-1)
+    return np.where(constant, np.nan, r)
+
+
+def _resampled_pearson(judge: np.ndarray, human: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    return _pearson_rows(judge[indices], human[indices])
+
+
+def _resampled_spearman(judge: np.ndarray, human: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    return _pearson_rows(_resampled_ranks(judge, indices), _resampled_ranks(human, indices))
+
+
+def _resampled_kendall(judge: np.ndarray, human: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """Tau-b of each resample from its table of (judge score, human score) counts, as many resamples at a time as
+    :data:`MAX_TABLE_CELLS` holds; where one table alone is larger (both sides nearly continuous), scipy's
+    ``kendalltau`` on each resample, which sorts instead."""
+    judge_levels, judge_codes = np.unique(judge, return_inverse=True)
+    human_levels, human_codes = np.unique(human, return_inverse=True)
+    shape = (len(judge_levels), len(human_levels))
+    if shape[0] * shape[1] > MAX_TABLE_CELLS:
+        return _kendall(judge[indices], human[indices])
+    cells = judge_codes * shape[1] + human_codes
+    step = max(1, MAX_TABLE_CELLS // (shape[0] * shape[1]))
+    return np.concatenate(
+        [
+            _tau_b(_level_counts(cells, indices[start : start + step], shape[0] * shape[1]).reshape(-1, *shape))
+            for start in range(0, len(indices), step)
+        ]
+    )
+
+
+RESAMPLED: dict[Method, Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]] = {
+    "pearson": _resampled_pearson,
+    "spearman": _resampled_spearman,
+    "kendall": _resampled_kendall,
+}
+"""Each method over many resamples at once (``indices``: one row of drawn items per resample), with the same numbers
+as :data:`STATISTICS` on each resample: ranks and tau-b come from counts of the distinct scores drawn."""
+
+
+def resampled_correlations(
+    judge: np.ndarray, human: np.ndarray, method: Method = "pearson", n_resamples: int = 1000, seed: int = 0
+) -> np.ndarray:
+    """The paired bootstrap distribution of ``method`` (``scipy.stats.bootstrap(...).bootstrap_distribution`` with the
+    same resamples and statistic), computed for all resamples at once."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return RESAMPLED[method](judge, human, resample_indices(judge.size, n_resamples, seed))
 
 
 @dataclass(frozen=True)
@@ -88,7 +204,8 @@ def correlation(
     n_resamples: int = 1000,
     seed: int = 0,
 ) -> CorrelationEstimate:
-    """The ``method`` correlation over the finite pairs with a paired percentile bootstrap CI (scipy.stats.bootstrap).
+    """The ``method`` correlation over the finite pairs with a paired percentile bootstrap CI (scipy.stats.bootstrap's
+    resamples, computed all at once by :func:`resampled_correlations`).
 
     Resamples in which the correlation is undefined (one side constant) are left out of the interval;
     when they are more than ``MAX_UNDEFINED_RESAMPLES`` of all, the interval is NaN.
@@ -97,20 +214,10 @@ def correlation(
     reason = undefined_reason(judge_scores, human_scores)
     if reason is not None:
         return CorrelationEstimate(math.nan, math.nan, math.nan, int(judge_scores.size), reason)
-    statistic = STATISTICS[method]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        value = float(statistic(judge_scores, human_scores))
-        resampled = stats.bootstrap(
-            (judge_scores, human_scores),
-            statistic,
-            paired=True,
-            vectorized=True,
-            n_resamples=n_resamples,
-            confidence_level=confidence,
-            method="percentile",
-            rng=np.random.default_rng(seed),
-        ).bootstrap_distribution
+        value = float(STATISTICS[method](judge_scores, human_scores))
+    resampled = resampled_correlations(judge_scores, human_scores, method, n_resamples, seed)
     low, high = percentile_interval(resampled, confidence)
     return CorrelationEstimate(value, low, high, int(judge_scores.size))
 
@@ -146,16 +253,30 @@ class CriterionScores:
     sign: int = 1
 
 
-def _oriented_mean(arrays: Sequence[np.ndarray], signs: Sequence[int]) -> float:
-    """Mean of ``sign * pearson`` over every criterion of these (judge, human) arrays; NaN when one is undefined, so
-    that every resample averages the same criteria as the estimate."""
-    values = []
-    for index, sign in enumerate(signs):
-        judge, human = paired_finite(arrays[2 * index], arrays[2 * index + 1])
-        if undefined_reason(judge, human) is not None:
-            return math.nan
-        values.append(sign * float(_pearson(judge, human)))
-    return float(np.mean(values)) if values else math.nan
+def pearson_of_finite_pairs(judge: np.ndarray, human: np.ndarray) -> np.ndarray:
+    """Pearson's r of each row over the columns where both scores are finite, by centred sums; NaN where
+    :func:`undefined_reason` finds it undefined (fewer than ``MIN_PAIRS`` pairs, or one side constant).
+
+    Equals ``scipy.stats.pearsonr`` on each row's finite pairs to float rounding (scipy also rescales before
+    summing), for rows of differing numbers of pairs at once."""
+    both = np.isfinite(judge) & np.isfinite(human)
+    count = both.sum(axis=-1, keepdims=True)
+
+    def centred(values: np.ndarray) -> np.ndarray:
+        kept = np.where(both, values, 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(both, kept - kept.sum(axis=-1, keepdims=True) / count, 0.0)
+
+    def varies(values: np.ndarray) -> np.ndarray:
+        return np.where(both, values, np.inf).min(axis=-1) < np.where(both, values, -np.inf).max(axis=-1)
+
+    judge_centred, human_centred = centred(judge), centred(human)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (judge_centred * human_centred).sum(axis=-1) / np.sqrt(
+            (judge_centred**2).sum(axis=-1) * (human_centred**2).sum(axis=-1)
+        )
+    defined = (count[..., 0] >= MIN_PAIRS) & varies(judge) & varies(human)
+    return np.where(defined, np.clip(r, -1.0, 1.0), np.nan)
 
 
 @dataclass(frozen=True)
@@ -166,6 +287,17 @@ class Interval:
     high: float
     reason: str | None = None
     """Why the interval is NaN, where it is."""
+
+
+def resampled_mean_pearson(criteria: Sequence[CriterionScores], n_resamples: int = 1000, seed: int = 0) -> np.ndarray:
+    """The oriented mean Pearson over item-aligned ``criteria`` in each item resample (NaN where a criterion's
+    correlation is undefined in it): ``scipy.stats.bootstrap``'s resamples, all at once."""
+    indices = resample_indices(len(criteria[0].judge), n_resamples, seed)
+    oriented = []
+    for scores in criteria:
+        judge, human = np.asarray(scores.judge, dtype=float), np.asarray(scores.human, dtype=float)
+        oriented.append(scores.sign * pearson_of_finite_pairs(judge[indices], human[indices]))
+    return np.mean(oriented, axis=0)
 
 
 def mean_pearson_interval(
@@ -189,20 +321,7 @@ def mean_pearson_interval(
     defined = [scores for scores in criteria if undefined_reason(*paired_finite(scores.judge, scores.human)) is None]
     if not defined:
         return Interval(math.nan, math.nan, "no criterion has a defined correlation")
-    arrays = [np.asarray(values, dtype=float) for scores in defined for values in (scores.judge, scores.human)]
-    signs = [scores.sign for scores in defined]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        resampled = stats.bootstrap(
-            arrays,
-            lambda *sample: _oriented_mean(sample, signs),
-            paired=True,
-            vectorized=False,
-            n_resamples=n_resamples,
-            confidence_level=confidence,
-            method="percentile",
-            rng=np.random.default_rng(seed),
-        ).bootstrap_distribution
+    resampled = resampled_mean_pearson(defined, n_resamples, seed)
     low, high = percentile_interval(resampled, confidence)
     if math.isnan(low):
         share = float(np.mean(~np.isfinite(resampled)))

@@ -9,11 +9,13 @@ failure), so the user sees the share and two of the answers, not only a count in
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from inspect_ai.hooks import Hooks, TaskEnd, hooks
+from inspect_ai.hooks import Hooks, SampleEnd, TaskEnd, hooks
 from inspect_ai.log import read_eval_log_async
+from inspect_ai.scorer import Score
 
 logger = logging.getLogger(__name__)
 
@@ -63,12 +65,45 @@ def warn_if_many_unparsed(task: str, read: int, unparsed: Sequence[str]) -> None
         logger.warning(message)
 
 
+@dataclass
+class _Tally:
+    """What a task's scorers read so far: answers, those unparsed, and the samples counted."""
+
+    read: int = 0
+    unparsed: list[str] = field(default_factory=list)
+    samples: int = 0
+
+    def add(self, scores: Mapping[str, Score] | None) -> None:
+        for score in (scores or {}).values():
+            metadata = score.metadata or {}
+            self.read += int(metadata.get(ANSWERS_READ, 0))
+            self.unparsed += metadata.get(UNPARSED_ANSWERS, [])
+
+
 class UnparsedAnswers(Hooks):
-    """Sums the scorers' :data:`ANSWERS_READ` and :data:`UNPARSED_ANSWERS` over a finished task's samples."""
+    """Sums the scorers' :data:`ANSWERS_READ` and :data:`UNPARSED_ANSWERS` over a task's samples as they end, and
+    warns when the task ends."""
+
+    def __init__(self) -> None:
+        self._tallies: dict[str, _Tally] = {}
+
+    async def on_sample_end(self, data: SampleEnd) -> None:
+        """Add the sample's counts to its task's tally."""
+        tally = self._tallies.setdefault(data.eval_id, _Tally())
+        tally.add(data.sample.scores)
+        tally.samples += 1
 
     async def on_task_end(self, data: TaskEnd) -> None:
-        """Sum the task's answers and unparsed answers and warn when too many did not parse."""
+        """Warn when too many of the task's answers did not parse.
+
+        The tally kept while the samples ended serves when it holds every sample of the log, so that the finished log
+        is not read back (inspect hands its samples over unread, and reading them takes seconds for a large log); a
+        log with samples this process did not run (a resumed eval-set reuses its earlier samples) is read instead."""
         log = data.log
+        tally = self._tallies.pop(data.eval_id, None)
+        if tally is not None and log.results is not None and tally.samples == log.results.completed_samples:
+            warn_if_many_unparsed(log.eval.task, tally.read, tally.unparsed)
+            return
         samples = log.samples
         ours = (log.eval.task_registry_name or "").startswith(PACKAGES)
         if samples is None and ours and log.location:
@@ -76,13 +111,10 @@ class UnparsedAnswers(Hooks):
             # loop (the synchronous reader re-enters it through nest_asyncio, which drains the loop's ready queue
             # under asyncio's own _run_once: "IndexError: pop from an empty deque" when tasks end together)
             samples = (await read_eval_log_async(log.location)).samples
-        read, unparsed = 0, []
+        counted = _Tally()
         for sample in samples or []:
-            for score in (sample.scores or {}).values():
-                metadata = score.metadata or {}
-                read += int(metadata.get(ANSWERS_READ, 0))
-                unparsed += metadata.get(UNPARSED_ANSWERS, [])
-        warn_if_many_unparsed(log.eval.task, read, unparsed)
+            counted.add(sample.scores)
+        warn_if_many_unparsed(log.eval.task, counted.read, counted.unparsed)
 
 
 _registered = False

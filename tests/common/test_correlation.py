@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -147,3 +148,114 @@ def test_headline_interval_averages_the_same_criteria_in_every_resample():
     assert "hallucination" in notes["pearson_ci"] and "resamples" in notes["pearson_ci"]
     interval = mean_pearson_interval([steady])
     assert interval.reason is None and interval.low < stats.pearsonr(steady.judge, human).statistic < interval.high
+
+
+def _reference_distribution(judge, human, method, n_resamples):
+    """The bootstrap distribution as scipy.stats.bootstrap computed it before (one scipy statistic per method)."""
+    statistic = {
+        "pearson": lambda x, y, axis: stats.pearsonr(x, y, axis=axis).statistic,
+        "spearman": lambda x, y, axis: (
+            stats.pearsonr(stats.rankdata(x, axis=axis), stats.rankdata(y, axis=axis), axis=axis).statistic
+        ),
+        "kendall": lambda x, y, axis: stats.kendalltau(x, y, axis=axis).statistic,
+    }[method]
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return stats.bootstrap(
+            (judge, human),
+            statistic,
+            paired=True,
+            vectorized=True,
+            n_resamples=n_resamples,
+            method="percentile",
+            rng=np.random.default_rng(0),
+        ).bootstrap_distribution
+
+
+def _score_samples():
+    """Continuous scores, mean ratings with many ties, and a nearly constant judge (resamples without a
+    correlation)."""
+    rng = np.random.default_rng(11)
+    human = rng.uniform(1, 5, 40)
+    tied_human = np.rint(rng.uniform(1, 5, (3, 60))).mean(axis=0)
+    nearly_constant = np.full(25, 3.0)
+    nearly_constant[[4, 17]] = [4.0, 1.0]
+    return {
+        "continuous": (human + rng.normal(0, 1, 40), human),
+        "ties": (np.clip(np.rint(tied_human + rng.normal(0, 1, 60)), 1, 5), tied_human),
+        "nearly constant": (nearly_constant, np.rint(rng.uniform(1, 5, 25))),
+    }
+
+
+@pytest.mark.parametrize("method", ["pearson", "spearman", "kendall"])
+@pytest.mark.parametrize("case", ["continuous", "ties", "nearly constant"])
+def test_resampled_correlations_are_scipys_bootstrap_distribution(method, case):
+    """Kendall's tau-b from exact pair counts is scipy's bit for bit; Pearson (and Spearman on ranks) follow
+    pearsonr's steps, bit for bit on scipy 1.17, and are held to rounding here."""
+    from scorers.correlation import resample_indices, resampled_correlations
+
+    judge, human = _score_samples()[case]
+    resample_indices.cache_clear()
+    expected = _reference_distribution(judge, human, method, 300)
+    resampled = resampled_correlations(judge, human, method, n_resamples=300)
+    np.testing.assert_array_equal(np.isnan(resampled), np.isnan(expected))
+    if method == "kendall":
+        np.testing.assert_array_equal(resampled, expected)
+    np.testing.assert_allclose(resampled, expected, rtol=0, atol=1e-12)
+    if case == "nearly constant":
+        assert np.isnan(expected).any()
+
+
+@pytest.mark.parametrize("cells", [40 * 40, 40 * 40 - 1])
+def test_kendall_equals_scipy_one_table_at_a_time_and_past_the_table_budget(monkeypatch, cells):
+    import scorers.correlation as correlation_module
+
+    judge, human = _score_samples()["continuous"]  # 40 distinct scores on each side: 1,600 cells a table
+    expected = _reference_distribution(judge, human, "kendall", 50)
+    monkeypatch.setattr(correlation_module, "MAX_TABLE_CELLS", cells)
+    np.testing.assert_array_equal(correlation_module.resampled_correlations(judge, human, "kendall", 50), expected)
+
+
+def _oriented_mean_of_resample(arrays, signs):
+    """The headline interval's statistic on one resample, as it was computed before (one scipy call per
+    criterion)."""
+    values = []
+    for index, sign in enumerate(signs):
+        judge, human = arrays[2 * index], arrays[2 * index + 1]
+        keep = np.isfinite(judge) & np.isfinite(human)
+        judge, human = judge[keep], human[keep]
+        if judge.size < 3 or np.all(judge == judge[0]) or np.all(human == human[0]):
+            return math.nan
+        values.append(sign * stats.pearsonr(judge, human).statistic)
+    return float(np.mean(values))
+
+
+def test_headline_resamples_equal_the_per_resample_computation_to_rounding():
+    from scorers.correlation import resampled_mean_pearson
+
+    rng = np.random.default_rng(8)
+    human = np.rint(rng.uniform(1, 5, (3, 30)))
+    judge = np.clip(np.rint(human + rng.normal(0, 1, (3, 30))), 1, 5)
+    judge[0, [2, 9]] = np.nan  # unparsed answers
+    human[1, [5, 6, 7]] = np.nan  # items without this criterion's label
+    judge[2] = 2.0
+    judge[2, [3, 20]] = [4.0, 5.0]  # rarely varies: some resamples have no correlation
+    criteria = [
+        CriterionScores(name, "Content", judge[row], human[row], sign)
+        for row, (name, sign) in enumerate([("a", 1), ("b", -1), ("c", 1)])
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = stats.bootstrap(
+            [values for scores in criteria for values in (scores.judge, scores.human)],
+            lambda *sample: _oriented_mean_of_resample(sample, [1, -1, 1]),
+            paired=True,
+            vectorized=False,
+            n_resamples=300,
+            method="percentile",
+            rng=np.random.default_rng(0),
+        ).bootstrap_distribution
+    resampled = resampled_mean_pearson(criteria, n_resamples=300, seed=0)
+    assert 0 < np.isnan(expected).sum() < 300
+    np.testing.assert_array_equal(np.isnan(resampled), np.isnan(expected))
+    np.testing.assert_allclose(resampled, expected, rtol=0, atol=1e-12)

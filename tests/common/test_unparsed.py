@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from inspect_ai import Task
+from inspect_ai import eval as inspect_eval
+from inspect_ai.dataset import Sample
+from inspect_ai.scorer import Score, Target, scorer
+from inspect_ai.solver import Generate, TaskState, solver
 
-from scorers.unparsed import unparsed_record, unparsed_warning
+from scorers.unparsed import register_warning_hook, unparsed_record, unparsed_warning
 from tests.support.fake_judge import reads_request
 from tests.support.inspect_runs import eval_in_process, metrics_of
 
@@ -45,3 +50,38 @@ def test_an_inspect_run_ends_with_the_warning(tmp_path, dhp_data, caplog):
     assert failures == len(calls) // 4
     assert f"dhp_storycloze: {failures:.0f} of {len(calls)} judge answers" in caplog.text
     assert "e.g. 'It reads well but the ending is odd.'" in caplog.text
+
+
+def test_the_hook_counts_the_samples_as_they_end_and_does_not_read_the_log_back(tmp_path, monkeypatch, caplog):
+    """inspect hands the hook the finished log with its samples unread; loading them takes seconds for a large log."""
+
+    def read_back(*args, **kwargs):
+        raise AssertionError("the hook read the log back although it saw every sample end")
+
+    async def read_back_async(*args, **kwargs):
+        read_back()
+
+    monkeypatch.setattr("inspect_ai.log._recorders.eval._LazyLogData.load", read_back)
+    monkeypatch.setattr("scorers.unparsed.read_eval_log_async", read_back_async)
+
+    @scorer(metrics=[])
+    def reads_answers():
+        register_warning_hook()
+
+        async def score(state: TaskState, target: Target) -> Score:
+            return Score(value=1, metadata=unparsed_record(["3", "no idea"], [3, None]))
+
+        return score
+
+    @solver
+    def no_judge():
+        async def solve(state: TaskState, generate: Generate) -> TaskState:
+            return state
+
+        return solve
+
+    task = Task(
+        dataset=[Sample(input="a"), Sample(input="b")], solver=no_judge(), scorer=reads_answers(), name="standin"
+    )
+    inspect_eval(task, model="mockllm/model", log_dir=str(tmp_path), display="none")
+    assert "standin: 2 of 4 judge answers (50%) did not parse" in caplog.text
