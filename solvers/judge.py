@@ -12,8 +12,6 @@ from collections.abc import Callable, Mapping
 from inspect_ai.model import GenerateConfig, Model, ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from judge_data import OptionError
-
 ANSWERS_STORE_KEY = "judge_answers"
 """Where :func:`answer_prompts` leaves ``{prompt name: raw answer}``."""
 
@@ -50,8 +48,6 @@ async def ask_prompts(
     configs: Mapping[str, GenerateConfig] | None = None,
 ) -> dict[str, list[str]]:
     """``repeats`` answers to each named prompt, the prompts asked concurrently (``configs``: settings per name)."""
-    if repeats < 1:
-        raise OptionError(f"repeats must be at least 1, got {repeats}")
     answer_lists = await asyncio.gather(
         *(
             sample_answers(model, prompt, repeats, config.merge((configs or {}).get(name, GenerateConfig())))
@@ -102,8 +98,6 @@ def sample_prompts(
 
     ``configs`` adds generation settings per prompt name (a response schema).
     """
-    if repeats < 1:
-        raise OptionError(f"repeats must be at least 1, got {repeats}")
     config = GenerateConfig(temperature=temperature)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
