@@ -35,7 +35,7 @@ CRITERIA = {
 
 def test_every_shipped_preset_loads_and_covers_every_suite():
     assert preset_names() == ["full", "quick", "standard"]
-    versions = {"full": 1, "quick": 2, "standard": 2}  # quick 2: a packaged embedder; standard 2: whole documents
+    versions = {"full": 1, "quick": 3, "standard": 2}  # quick 3: 5 FBI items; standard 2: whole documents
     for name in preset_names():
         preset = load_preset(name)
         assert preset.name == name and preset.version == versions[name]
@@ -235,7 +235,7 @@ def test_one_command_runs_resumes_and_reports_two_judges(tmp_path):
     assert (
         len({(log.eval.model, log.eval.task, json.dumps(log.eval.task_args, sort_keys=True)) for log in finished}) == 12
     )
-    assert all(log.eval.metadata["preset"] == "quick" and log.eval.metadata["preset_version"] == 2 for log in finished)
+    assert all(log.eval.metadata["preset"] == "quick" and log.eval.metadata["preset_version"] == 3 for log in finished)
 
     report = json.loads((tmp_path / "resumed" / "report" / "report.json").read_text())
     logged_metrics = {}
