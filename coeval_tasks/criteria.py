@@ -16,7 +16,7 @@ from judge_data.options import OptionError
 from scorers.criteria_consistency import (
     criteria_lists_score,
     criteria_lists_summary,
-    load_embedder,
+    require_embedder,
     require_embedder_package,
 )
 from solvers.criteria_lists import ask_for_criteria, criteria_prompt
@@ -59,7 +59,7 @@ def criteria(
     require_embedder_package()
     source = load_source(dataset, data_dir, tasks_file)
     chosen = select(source.tasks, n, seed)
-    load_embedder(embedder)
+    require_embedder(embedder)
     return Task(
         dataset=MemoryDataset([_sample(description) for description in chosen], name=f"coeval_{source.dataset}"),
         solver=ask_for_criteria(samples=samples, temperature=temperature),

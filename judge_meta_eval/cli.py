@@ -22,6 +22,7 @@ from typing import Any
 
 from inspect_ai import Task, eval_set
 from inspect_ai import eval as inspect_eval
+from inspect_ai.dataset import Sample
 from inspect_ai.log import EvalLog
 from inspect_ai.model import CachePolicy, GenerateConfig
 
@@ -29,7 +30,7 @@ from judge_data import DownloadError, OptionError
 from judge_data.inspect_private import PrerequisiteError, parse_cli_args
 from judge_meta_eval import dry_run
 from judge_meta_eval.presets import SUITES, Preset, PresetTask, load_preset, preset_names
-from scorers.criteria_consistency import DEFAULT_EMBEDDER
+from scorers.criteria_consistency import DEFAULT_EMBEDDER, unscored_tasks
 from solvers.likelihood import gives_likelihoods
 from solvers.reading.logprobs import gives_logprobs
 
@@ -43,6 +44,13 @@ RICH_MARKUP = re.compile(r"\[/?(?:bold|italic|blue|red|green|yellow|magenta|cyan
 """The console markup inspect's providers put in their messages (``[bold][blue]KEY[/blue][/bold]``)."""
 INTERRUPTED = 130
 """The exit status of an interrupted run (the shell's for SIGINT)."""
+CHECK_RETRIES = 1
+"""Times the request that checks a judge is sent again (after inspect's backoff of 3 to 6 s) before the judge is
+reported as not answering; the runs themselves keep inspect's retries."""
+CHECK_PROMPT = "Reply with the word OK."
+"""What the check asks a judge."""
+EXCEPTION_LINE = re.compile(r"^(?!tenacity\.)[A-Za-z_][\w.]*(?:Error|Exception)\b")
+"""A line of a traceback that names a raised exception (not tenacity's wrapper around the last attempt's)."""
 
 
 @dataclass(frozen=True)
@@ -235,15 +243,48 @@ def writable_folder(path: str, flag: str) -> Path:
     return folder
 
 
-def judge_error(model: str, model_args: Mapping[str, Any], error: Exception) -> OptionError:
-    """A judge that could not be loaded, as one message naming ``--model`` and ``-M``."""
+def judge_error(
+    model: str, model_args: Mapping[str, Any], error: Exception | str, failed: str = "could not load"
+) -> OptionError:
+    """A judge that could not be loaded, or answered no request, as one message naming ``--model`` and ``-M``."""
     text = str(error.message) if isinstance(error, PrerequisiteError) else str(error)
     detail = " ".join(RICH_MARKUP.sub("", text).split()).rstrip(".") or type(error).__name__
     return OptionError(
-        f"could not load the judge --model {model}"
+        f"{failed} the judge --model {model}"
         + (f" with -M {dict(model_args)}" if model_args else "")
         + f": {detail[:500]}. Check the model name, its -M options and the provider's API key or URL"
     )
+
+
+def check_judge(model: str, model_args: Mapping[str, Any], generate: Mapping[str, Any]) -> str | None:
+    """One request to the judge through inspect's ``eval`` before its eval set; the error it ended with, from its
+    log, or None when the judge answered.
+
+    A judge that fails every request (a wrong URL, key or model name, a server that answers with errors) would
+    otherwise be retried by inspect without end, or end every task with a traceback panel. The check asks with the
+    run's own options, so inspect creates the judge once for both (a local model is loaded once); only its retries
+    are bounded (the task's configuration), and it never waits on a provider's batch API."""
+    with tempfile.TemporaryDirectory() as folder:
+        logs = inspect_eval(
+            Task(
+                dataset=[Sample(input=CHECK_PROMPT)],
+                config=GenerateConfig(max_retries=CHECK_RETRIES),
+                name="judge_check",
+            ),
+            model=model,
+            model_args=dict(model_args),
+            log_dir=folder,
+            display="none",
+            score=False,
+            **{**generate, **({"batch": False} if generate.get("batch") else {})},
+        )
+    if interrupted(logs, 1):
+        raise Interrupted
+    log = logs[0]
+    if log.status != "error" or log.error is None:
+        return None
+    raised = [line for line in log.error.traceback.splitlines() if EXCEPTION_LINE.match(line)]
+    return raised[-1] if raised else log.error.message
 
 
 def interrupted(logs: Sequence[EvalLog], planned: int) -> bool:
@@ -285,21 +326,25 @@ def run_preset(args: argparse.Namespace, preset: Preset, models: list[str]) -> b
             continue
         built = [build_task(entry, data_root, overrides) for entry in planned.tasks]
         try:
-            success, logs = eval_set(
-                built,
-                log_dir=str(_log_folder(log_dir, model)),
-                model=model,
-                model_args=model_args,
-                model_roles=model_roles,
-                max_tasks=args.max_tasks,
-                metadata=preset.metadata(),
-                log_dir_allow_dirty=True,
-                **passed,
-                **generate,
-            )
+            unanswered = check_judge(model, model_args, generate)
+            if unanswered is None:
+                success, logs = eval_set(
+                    built,
+                    log_dir=str(_log_folder(log_dir, model)),
+                    model=model,
+                    model_args=model_args,
+                    model_roles=model_roles,
+                    max_tasks=args.max_tasks,
+                    metadata=preset.metadata(),
+                    log_dir_allow_dirty=True,
+                    **passed,
+                    **generate,
+                )
         except (PrerequisiteError, OSError, ImportError) as error:
             # raised before any task runs, while inspect creates the judge (a sample's error is logged instead)
             raise judge_error(model, model_args, error) from None
+        if unanswered is not None:
+            raise judge_error(model, model_args, unanswered, failed=f"no answer in {CHECK_RETRIES + 1} tries from")
         if interrupted(logs, len(built)):
             raise Interrupted
         for line in failures(logs):
@@ -337,7 +382,8 @@ def dry_run_preset(args: argparse.Namespace, preset: Preset, models: list[str]) 
         judge_counts = []
         with tempfile.TemporaryDirectory() as logs:
             for entry in planned.tasks:
-                task = build_task(entry, data_root, overrides)
+                with unscored_tasks():  # nothing is scored: CoEval's criteria task loads no embedder
+                    task = build_task(entry, data_root, overrides)
                 dry_run.REQUESTS.clear()
                 inspect_eval(
                     task,

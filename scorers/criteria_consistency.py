@@ -11,7 +11,9 @@ import importlib
 import importlib.util
 import logging
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -119,12 +121,32 @@ def require_embedder_package() -> None:
         )
 
 
+_TASKS_SCORED: ContextVar[bool] = ContextVar("criteria_tasks_scored", default=True)
+
+
+@contextmanager
+def unscored_tasks() -> Iterator[None]:
+    """Tasks created inside are never scored (``judge-meta-eval run --dry-run``): they load no embedder."""
+    token = _TASKS_SCORED.set(False)
+    try:
+        yield
+    finally:
+        _TASKS_SCORED.reset(token)
+
+
+def require_embedder(name_or_folder: str) -> None:
+    """Load the embedder when a task is created, so that one that cannot be loaded stops the task with one message
+    before any judge call; a task created to be counted, not scored (:func:`unscored_tasks`), loads none."""
+    if _TASKS_SCORED.get():
+        load_embedder(name_or_folder)
+
+
 @lru_cache(maxsize=4)
 def load_embedder(name_or_folder: str) -> SentenceTransformer:
     """A sentence-transformers model by hub name or local folder, loaded once per process.
 
     A model that cannot be found or fetched is a :class:`~judge_data.DownloadError`, which inspect shows as one
-    message when the task loads it at creation."""
+    message when the task loads it at creation (:func:`require_embedder`)."""
     require_embedder_package()
     from sentence_transformers import SentenceTransformer
 

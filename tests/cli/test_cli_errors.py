@@ -1,8 +1,9 @@
 """Every error of the project's commands is one message without a traceback, naming the flag of that command that
-fixes it. Each case fails before any judge or model is loaded, so the cases run in seconds each."""
+fixes it. Each case fails before any task runs, so the cases run in seconds each."""
 
 from __future__ import annotations
 
+import socket
 import sys
 from pathlib import Path
 
@@ -28,6 +29,13 @@ def _meta_eval(tmp_path: Path, *extra: str) -> list[str]:
         str(tmp_path / "report"),
         *extra,
     ]
+
+
+def _closed_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on: every request to it fails."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 @pytest.mark.integration
@@ -58,9 +66,19 @@ def test_every_command_error_is_one_message_naming_its_flag(tmp_path):
             "could not load the judge --model openai-api/standin/judge-a",
         ),
         (
+            _meta_eval(tmp_path, "--suites", "fbi", "--data-root", data),
+            {"STANDIN_BASE_URL": f"http://127.0.0.1:{_closed_port()}/v1", "STANDIN_API_KEY": "test"},
+            "no answer in 2 tries from the judge --model openai-api/standin/judge-a: openai.APIConnectionError",
+        ),
+        (
             _meta_eval(tmp_path, "--suites", "coeval", "--data-root", data, "-T", "embedder=/nonexistent/embedder"),
             offline,
             "Give a local sentence-transformers folder or another model with -T embedder=",
+        ),
+        (
+            _meta_eval(tmp_path, "--suites", "coeval", "--data-root", data, "--preset", "standard"),
+            {**offline, "HF_HOME": str(tmp_path / "empty-hf-home")},
+            "the embedder 'princeton-nlp/sup-simcse-roberta-large' could not be loaded",
         ),
         (
             [str(BIN / "judge-report"), str(tmp_path), "--out", "/proc/no-report"],

@@ -16,7 +16,7 @@ import pytest
 from inspect_ai.log import read_eval_log
 
 from judge_data import DataError
-from judge_meta_eval.cli import plan
+from judge_meta_eval.cli import CHECK_PROMPT, plan
 from judge_meta_eval.presets import SUITES, load_preset, preset_names
 from tests.conftest import data_folder
 from tests.support import fake_judge
@@ -35,7 +35,7 @@ CRITERIA = {
 
 def test_every_shipped_preset_loads_and_covers_every_suite():
     assert preset_names() == ["full", "quick", "standard"]
-    versions = {"full": 1, "quick": 2, "standard": 2}  # quick 2: a packaged embedder; standard 2: whole documents
+    versions = {"full": 1, "quick": 3, "standard": 2}  # quick 3: 5 FBI items; standard 2: whole documents
     for name in preset_names():
         preset = load_preset(name)
         assert preset.name == name and preset.version == versions[name]
@@ -179,6 +179,11 @@ def _dry_run_totals(output: str) -> list[tuple[int, int]]:
     return [(int(row[2].replace(",", "")), int(row[4].replace(",", ""))) for row in rows]
 
 
+def _judged(calls: list[dict]) -> list[dict]:
+    """The requests of the preset's tasks, without the one that checks each judge before its run."""
+    return [call for call in calls if call["messages"][-1]["content"] != CHECK_PROMPT]
+
+
 def _estimated_tokens(call: dict) -> int:
     """The dry run's estimate for a judge whose tokenizer it cannot load, from the request the stand-in received."""
     return sum(math.ceil(len(message["content"]) / 4) + 4 for message in call["messages"])
@@ -198,8 +203,9 @@ def test_one_command_runs_resumes_and_reports_two_judges(tmp_path):
         predicted = sum(requests for requests, _ in totals)
 
         run_cli(_command(tmp_path, "clean"), tmp_path, environment)
-        assert len(calls) == predicted
-        assert sum(map(_estimated_tokens, calls)) == pytest.approx(sum(tokens for _, tokens in totals), rel=0.05)
+        assert len(calls) - len(_judged(calls)) == len(JUDGES)  # one check of each judge before its eval set
+        assert len(_judged(calls)) == predicted
+        assert sum(map(_estimated_tokens, _judged(calls))) == pytest.approx(sum(t for _, t in totals), rel=0.05)
         calls.clear()
 
         process = subprocess.Popen(
@@ -211,15 +217,15 @@ def test_one_command_runs_resumes_and_reports_two_judges(tmp_path):
             start_new_session=True,
         )
         deadline = time.monotonic() + 300
-        while len(calls) < predicted // 4 and process.poll() is None and time.monotonic() < deadline:
+        while len(_judged(calls)) < predicted // 4 and process.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
-        first_run = len(calls)
+        first_run = len(_judged(calls))
         assert 0 < first_run < predicted
 
         run_cli(_command(tmp_path, "resumed"), tmp_path, environment)
-        second_run = len(calls) - first_run
+        second_run = len(_judged(calls)) - first_run
 
     # the second run judged what the first left; at most the samples in progress at the kill (one task at a time,
     # two connections, at most four requests per sample) are judged twice
@@ -229,7 +235,7 @@ def test_one_command_runs_resumes_and_reports_two_judges(tmp_path):
     assert (
         len({(log.eval.model, log.eval.task, json.dumps(log.eval.task_args, sort_keys=True)) for log in finished}) == 12
     )
-    assert all(log.eval.metadata["preset"] == "quick" and log.eval.metadata["preset_version"] == 2 for log in finished)
+    assert all(log.eval.metadata["preset"] == "quick" and log.eval.metadata["preset_version"] == 3 for log in finished)
 
     report = json.loads((tmp_path / "resumed" / "report" / "report.json").read_text())
     logged_metrics = {}
@@ -253,6 +259,18 @@ def test_one_command_runs_resumes_and_reports_two_judges(tmp_path):
                 assert (cell["value"] is None and math.isnan(expected)) or cell["value"] == pytest.approx(expected)
                 checked += 1
     assert checked >= 2 * 8
+
+
+@pytest.mark.integration
+def test_a_dry_run_loads_no_embedder(tmp_path):
+    """A dry run scores nothing, so CoEval's criteria task is counted without its embedder: offline, with an empty
+    Hugging Face cache, the standard preset's SimCSE (which could be neither loaded nor downloaded) is not needed."""
+    command = [COMMAND, "run", "--model", "openai-api/standin/judge-a", "--preset", "standard", "--suites", "coeval",
+               "--data-root", str(data_folder()), "--limit", "2", "--dry-run"]  # fmt: skip
+    environment = {"HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "empty-hf-home"), "STANDIN_API_KEY": "test"}
+    dry = run_cli(command, tmp_path, environment)
+    criteria = [line for line in dry.stdout.splitlines() if line.startswith("coeval_tasks/criteria (dataset=eli5)")]
+    assert len(criteria) == 1 and re.split(r"\s{2,}", criteria[0])[1] == "2", dry.stdout
 
 
 @pytest.mark.local_judge

@@ -72,8 +72,9 @@ def _answer(prompt: str) -> str:
     return "[[A]]" if "[Answer A]" in prompt else "Rating: [[3]]"
 
 
-# (suites, --limit, requests of a clean run): FBI single asks one request per item, pairwise three
-SELECTION = ("fbi", "6", 6 * 1 + 6 * 3)
+# (suites, --limit, requests of a clean run): the quick preset's 5 FBI items, 2 requests each in both tasks (the dry
+# run's count)
+SELECTION = ("fbi", "5", 5 * 2 + 5 * 2)
 
 
 def _run(tmp_path: Path, url: str) -> subprocess.Popen:
@@ -122,7 +123,7 @@ def _run(tmp_path: Path, url: str) -> subprocess.Popen:
 def test_an_interrupted_run_resumes_without_a_traceback_or_judging_finished_samples_again(tmp_path, share):
     """SIGINT once ``share`` of the requests were answered, SIGTERM 3 s later if it still runs, then the same
     command: every task completes, nothing prints a traceback, and the resumed run asks only for what the
-    interrupted logs do not hold (FBI single: 1 request a sample, pairwise: 3)."""
+    interrupted logs do not hold (2 requests a sample in both FBI tasks)."""
     total = SELECTION[2]
     with fake_judge.serve(_answer, delay=0.05) as (url, calls):
         first = _run(tmp_path, url)
