@@ -129,12 +129,17 @@ class DhpLayout:
 def dhp_references(layouts: Sequence[DhpLayout], combine: str, seed: int = SEED) -> list[Reference]:
     """``D_avg`` (the mean over tasks) of a constant judge (exact: every difference is zero, p = 1, D = 0) and of a
     judge whose every rating is the mean of ``repeats`` uniform whole numbers on the scale (seeded simulation)."""
+    judged = [layout for layout in layouts if layout.paired.any()]
+    constant = Reference(CONSTANT, 0.0, 0.0, 0.0, "exact: every difference is zero, so every p-value is 1 and D = 0")
+    if not judged:
+        return [
+            Reference(RANDOM, math.nan, math.nan, math.nan, "undefined: no perturbed copy of a judged text was judged"),
+            constant,
+        ]
     rng = np.random.default_rng(seed)
     simulated = np.zeros(SIMULATIONS)
-    for layout in layouts:
+    for layout in judged:
         n_perturbations, n_items = layout.paired.shape
-        if n_items == 0:
-            continue
         ratings = rng.integers(
             layout.low,
             layout.high + 1,
@@ -146,7 +151,7 @@ def dhp_references(layouts: Sequence[DhpLayout], combine: str, seed: int = SEED)
             differences = ratings[run, :1] - ratings[run, 1:]
             differences[~np.broadcast_to(layout.paired[:, None, :], differences.shape)] = np.nan
             d_avg = item_bootstrap(differences, layout.perturbations, layout.levels, weights, combine, draws)["D_avg"]  # type: ignore[arg-type]
-            simulated[run] += float(d_avg[0]) / len(layouts)
+            simulated[run] += float(d_avg[0]) / len(judged)
     return [
         Reference(
             RANDOM,
@@ -155,7 +160,7 @@ def dhp_references(layouts: Sequence[DhpLayout], combine: str, seed: int = SEED)
             f"seeded simulation of {SIMULATIONS} judges rating uniformly on the scale (each rating the mean of the "
             "task's repeats); D >= 0 by definition, so chance alone gives a positive D_avg",
         ),
-        Reference(CONSTANT, 0.0, 0.0, 0.0, "exact: every difference is zero, so every p-value is 1 and D = 0"),
+        constant,
     ]
 
 

@@ -28,7 +28,7 @@ from scorers.paired import (
     weighted_mean,
     weighted_pearson,
 )
-from scorers.references import fbi_error_rate_references, leave_one_out_pearson
+from scorers.references import DhpLayout, dhp_references, fbi_error_rate_references, leave_one_out_pearson
 
 
 def test_holm_adjusts_step_down_and_keeps_the_order():
@@ -164,6 +164,14 @@ def test_fbi_references_in_closed_form():
         "random judge": 0.1,
         "constant judge": 0.0,
     }
+
+
+def test_dhp_references_without_a_judged_pair_are_undefined_not_a_crash():
+    """``--limit 1`` judges one text: no perturbed copy, so chance has no D_avg to give (it stopped the report)."""
+    originals_only = DhpLayout(np.zeros((0, 1), dtype=bool), (), (), 4, 1, 5, 1)
+    references = {r.reference: r for r in dhp_references([originals_only], "hmp")}
+    assert math.isnan(references["random judge"].value) and "no perturbed copy" in references["random judge"].note
+    assert references["constant judge"].value == 0.0
 
 
 def test_human_ceiling_is_each_annotator_against_the_mean_of_the_others():
