@@ -12,6 +12,7 @@ import argparse
 import importlib
 import importlib.util
 import inspect as pyinspect
+import os
 import re
 import sys
 import tempfile
@@ -425,7 +426,11 @@ def main(argv: list[str] | None = None) -> None:
             "judge-meta-eval: interrupted; run the same command again to continue (finished samples are kept)",
             file=sys.stderr,
         )
-        sys.exit(INTERRUPTED)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        # The logs are closed by now; leaving without the interpreter's shutdown spares a local judge's still
+        # running native threads being torn down (``terminate called without an active exception``, SIGABRT).
+        os._exit(INTERRUPTED)
 
 
 if __name__ == "__main__":
