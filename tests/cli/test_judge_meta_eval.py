@@ -11,12 +11,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from inspect_ai.log import read_eval_log
 
 from judge_data import DataError
-from judge_meta_eval.cli import CHECK_PROMPT, plan
+from judge_meta_eval.cli import CHECK_PROMPT, interrupted, plan
 from judge_meta_eval.presets import SUITES, load_preset, preset_names
 from tests.conftest import data_folder
 from tests.support import fake_judge
@@ -360,3 +361,10 @@ def test_harness_options_pass_through_to_eval_set_as_inspect_takes_them():
     sized = parser().parse_args(["run", "--model", "m", "--batch", "100", "--cache", "1h"])
     assert generate_options(sized)["batch"] == 100 and generate_options(sized)["cache"] == CachePolicy(expiry="1h")
     assert eval_set_options(parser().parse_args(["run", "--model", "m"])) == {}
+
+
+def test_an_eval_set_that_returns_fewer_logs_than_tasks_was_interrupted():
+    """With the bundled judge, Ctrl-C made inspect's eval set return only its one finished task, as a success."""
+    done, cancelled = SimpleNamespace(status="success"), SimpleNamespace(status="cancelled")
+    assert interrupted([done], 4) and interrupted([], 1) and interrupted([done, cancelled], 2)
+    assert not interrupted([done, done], 2) and not interrupted([], 0)
