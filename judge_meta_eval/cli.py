@@ -169,6 +169,12 @@ def parser() -> argparse.ArgumentParser:
     harness.add_argument("--display", choices=DISPLAYS, help="inspect's progress display (default full)")
     harness.add_argument("--log-level", choices=LOG_LEVELS, help="inspect's console log level (default warning)")
     harness.add_argument(
+        "--no-score-display",
+        action="store_true",
+        help="no metrics recomputed on partial results while the run goes (inspect spends at most about a tenth of "
+        "a run's time on them); the logs' metrics are the same",
+    )
+    harness.add_argument(
         "--fail-on-error",
         type=float,
         metavar="SHARE_OR_COUNT",
@@ -226,6 +232,7 @@ def eval_set_options(args: argparse.Namespace) -> dict[str, Any]:
         "fail_on_error": True if fail_on_error == 0 else fail_on_error,
         "retry_attempts": args.retry_attempts,
         "max_samples": args.max_samples,
+        "score_display": False if getattr(args, "no_score_display", False) else None,
     }
     return {name: value for name, value in options.items() if value is not None}
 

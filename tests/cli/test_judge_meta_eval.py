@@ -347,12 +347,12 @@ def test_harness_options_pass_through_to_eval_set_as_inspect_takes_them():
 
     given = parser().parse_args(
         ["run", "--model", "m", "--limit", "5", "--batch", "--display", "plain", "--log-level", "info",
-         "--fail-on-error", "0.1", "--retry-attempts", "2", "--max-samples", "4", "--timeout", "60",
+         "--no-score-display", "--fail-on-error", "0.1", "--retry-attempts", "2", "--max-samples", "4", "--timeout", "60",
          "--attempt-timeout", "20", "--cache", "--max-connections", "3", "--max-tokens", "8"]
     )  # fmt: skip
     assert eval_set_options(given) == {
         "limit": 5, "display": "plain", "log_level": "info", "fail_on_error": 0.1, "retry_attempts": 2,
-        "max_samples": 4,
+        "max_samples": 4, "score_display": False,
     }  # fmt: skip
     assert generate_options(given) == {
         "max_tokens": 8, "max_connections": 3, "timeout": 60, "attempt_timeout": 20, "batch": True,
