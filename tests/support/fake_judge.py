@@ -128,6 +128,18 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
 
+@contextmanager
+def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """Serve ``handler`` on a free port of 127.0.0.1 in a thread; yields the OpenAI-style base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def _position(alternatives: list[tuple[str, float]]) -> dict:
     tops = [{"token": token, "logprob": math.log(p), "bytes": list(token.encode())} for token, p in alternatives]
     return {**tops[0], "top_logprobs": tops}
@@ -156,14 +168,8 @@ def serve(
             "delay": delay,
         },
     )
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1", calls
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(handler) as url:
+        yield url, calls
 
 
 _PERTURBER_TEXT = re.compile(r"\n(?:Summary|Story ending|Answer|Translation):\n(.*)\n\nChanged [a-z ]+:$", re.DOTALL)
