@@ -189,6 +189,17 @@ def test_a_scorer_from_a_file_without_a_target(tmp_path, fbi_data):
     assert log.eval.metadata["grader"]["scorer_args"] == {"down_for": "entity"}
 
 
+def _passes_the_originals(originals: set[str], seen: list[tuple[str, str]]):
+    """A ``model_graded_qa`` stand-in: C for an original text, I for a damaged copy; records (task, criterion)."""
+
+    def grader(prompt: str) -> str:
+        task, submission, criterion = _QA.search(prompt).groups()
+        seen.append((task, criterion))
+        return "GRADE: C" if submission in originals else "GRADE: I"
+
+    return grader
+
+
 @pytest.mark.integration
 def test_model_graded_qa_on_dhp_texts(tmp_path, dhp_data):
     """Each text is graded on its own against the dataset's criteria, with its source article as the task; a grader
@@ -196,11 +207,7 @@ def test_model_graded_qa_on_dhp_texts(tmp_path, dhp_data):
     summeval = dhp_data("summeval")
     originals = originals_of("summeval", summeval, 6)
     seen: list[tuple[str, str]] = []
-
-    def grader(prompt: str) -> str:
-        task, submission, criterion = _QA.search(prompt).groups()
-        seen.append((task, criterion))
-        return "GRADE: C" if submission in originals else "GRADE: I"
+    grader = _passes_the_originals(originals, seen)
 
     log, calls = eval_in_process(
         "dhp_tasks/grader",
@@ -227,11 +234,7 @@ def test_a_grader_given_no_input_sees_the_text_and_its_reference_alone(tmp_path,
     summeval = dhp_data("summeval")
     originals = originals_of("summeval", summeval, 2)
     seen: list[tuple[str, str]] = []
-
-    def grader(prompt: str) -> str:
-        task, submission, criterion = _QA.search(prompt).groups()
-        seen.append((task, criterion))
-        return "GRADE: C" if submission in originals else "GRADE: I"
+    grader = _passes_the_originals(originals, seen)
 
     log, _ = eval_in_process(
         "dhp_tasks/grader",
