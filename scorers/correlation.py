@@ -100,10 +100,10 @@ def _untied_pairs(margins: np.ndarray) -> np.ndarray:
     return n * (n - 1) // 2 - (margins * (margins - 1) // 2).sum(axis=1)
 
 
-def _pearson_rows(judge: np.ndarray, human: np.ndarray) -> np.ndarray:
+def pearson_rows(judge: np.ndarray, human: np.ndarray) -> np.ndarray:
     """Pearson's r of each row pair by ``scipy.stats.pearsonr``'s own steps (centre, scale by the largest deviation,
     normalise, dot), without its p-value, which takes longer than r itself over 1,000 resamples; NaN where a row is
-    constant."""
+    constant. ``human`` may be one row for every row of ``judge``."""
 
     def normalised(values: np.ndarray) -> np.ndarray:
         centred = values - np.mean(values, axis=-1, keepdims=True)
@@ -117,11 +117,11 @@ def _pearson_rows(judge: np.ndarray, human: np.ndarray) -> np.ndarray:
 
 
 def _resampled_pearson(judge: np.ndarray, human: np.ndarray, indices: np.ndarray) -> np.ndarray:
-    return _pearson_rows(judge[indices], human[indices])
+    return pearson_rows(judge[indices], human[indices])
 
 
 def _resampled_spearman(judge: np.ndarray, human: np.ndarray, indices: np.ndarray) -> np.ndarray:
-    return _pearson_rows(_resampled_ranks(judge, indices), _resampled_ranks(human, indices))
+    return pearson_rows(_resampled_ranks(judge, indices), _resampled_ranks(human, indices))
 
 
 def _resampled_kendall(judge: np.ndarray, human: np.ndarray, indices: np.ndarray) -> np.ndarray:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scorers.correlation import pearson_rows
 from scorers.discernment import item_bootstrap
 
 SIMULATIONS = 200
@@ -164,14 +165,6 @@ def dhp_references(layouts: Sequence[DhpLayout], combine: str, seed: int = SEED)
     ]
 
 
-def _row_pearson(judge: np.ndarray, human: np.ndarray) -> np.ndarray:
-    """Pearson's r of each row of ``judge`` with ``human`` (NaN where a row is constant)."""
-    x = judge - judge.mean(axis=-1, keepdims=True)
-    y = human - human.mean()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return (x @ y) / np.sqrt((x * x).sum(axis=-1) * (y @ y))
-
-
 def pearson_references(
     humans: Sequence[np.ndarray], scales: Sequence[tuple[float, float, bool]], seed: int = SEED
 ) -> list[Reference]:
@@ -185,7 +178,7 @@ def pearson_references(
             if binary
             else rng.integers(int(low), int(high) + 1, size=(2000, human.size))
         )
-        simulated.append(_row_pearson(judge.astype(float), human))
+        simulated.append(pearson_rows(judge.astype(float), human))
     spread = _range(np.nanmean(simulated, axis=0)) if simulated else (math.nan, math.nan)
     return [
         Reference(
