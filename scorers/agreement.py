@@ -23,6 +23,7 @@ from scorers.discernment import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
     MIN_BOOTSTRAP_ITEMS,
+    draw_counts,
     resampled_items,
 )
 
@@ -142,8 +143,7 @@ def alpha_resamples(
     items, item_of_unit = np.unique(units[pairable], return_inverse=True)
     if items.size == 0 or n_resamples < 1:
         return np.full(max(n_resamples, 0), np.nan), int(items.size)
-    counts = np.zeros((n_resamples, items.size))
-    np.add.at(counts, (np.arange(n_resamples)[:, None], resampled_items(items.size, n_resamples, seed)), 1.0)
+    counts = draw_counts(resampled_items(items.size, n_resamples, seed), items.size)
     return item_weighted_alpha(matrix[:, pairable], item_of_unit, items.size)(counts), int(items.size)
 
 

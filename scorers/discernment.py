@@ -188,6 +188,13 @@ def resampled_items(n_items: int, n_resamples: int, seed: int = BOOTSTRAP_SEED) 
     return np.random.default_rng(seed).integers(0, n_items, size=(n_resamples, n_items))
 
 
+def draw_counts(draws: np.ndarray, n_items: int) -> np.ndarray:
+    """``counts[b, i]``: how often resample b draws item i, from the resamples' item indices ``draws``."""
+    counts = np.zeros((len(draws), n_items))
+    np.add.at(counts, (np.arange(len(draws))[:, None], draws), 1.0)
+    return counts
+
+
 def wilcoxon_greater_resampled(differences: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """:func:`wilcoxon_greater` of every resample at once, equal to scipy's p-value on each.
 
@@ -518,8 +525,7 @@ def item_bootstrap(
     draws (:func:`resampled_items`). An item is drawn with all its perturbations and metrics, so the pairing
     stays; each resample's p-values, combinations, D, ``D_avg`` and ``D_min`` are computed as for the data.
     """
-    counts = np.zeros((len(draws), differences.shape[-1]))
-    np.add.at(counts, (np.arange(len(draws))[:, None], draws), 1.0)
+    counts = draw_counts(draws, differences.shape[-1])
     p_values = np.stack(
         [
             np.stack([wilcoxon_greater_resampled(row, counts) for row in metric_rows], axis=-1)

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from scorers.discernment import draw_counts
+
 RESAMPLES = 2000
 """Item resamples behind every pooled interval and paired comparison."""
 
@@ -112,8 +114,7 @@ def joint_resamples(
             continue
         column = {key: position for position, key in enumerate(keys)}
         draws = rng.integers(0, len(keys), size=(n_resamples, len(keys)))
-        counts = np.zeros((n_resamples, len(keys)))
-        np.add.at(counts, (np.arange(n_resamples)[:, None], draws), 1.0)
+        counts = draw_counts(draws, len(keys))
         for index in members:
             statistic = statistics[index]
             weights = np.zeros((n_resamples, len(statistic.items)))
