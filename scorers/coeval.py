@@ -27,7 +27,7 @@ from scorers.agreement import (
     alpha_interval,
     pair_alpha_name,
 )
-from scorers.correlation import CONSTANT_JUDGE, Method, correlation
+from scorers.correlation import CONSTANT_JUDGE, Method, correlations
 from scorers.discernment import interval_names
 from scorers.values import as_float, json_fallbacks
 
@@ -63,8 +63,7 @@ def _correlations(rows: list[Row], key: str) -> tuple[dict[str, float], str | No
             human.append(float(metadata["human"][key]))
     report: dict[str, float] = {}
     reason = None
-    for method in CORRELATIONS:
-        estimate = correlation(judge, human, method)
+    for method, estimate in correlations(judge, human, CORRELATIONS).items():
         report[f"{method}/{key}"] = estimate.value
         report[f"{method}_ci_low/{key}"] = estimate.low
         report[f"{method}_ci_high/{key}"] = estimate.high

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -47,9 +47,8 @@ def _kendall(judge: np.ndarray, human: np.ndarray, axis: int = -1) -> np.ndarray
 STATISTICS = {"pearson": _pearson, "spearman": _spearman, "kendall": _kendall}
 
 MAX_TABLE_CELLS = 1 << 16
-"""Contingency-table cells held at once when Kendall's tau is computed for many resamples: 512 KB of counts, which
-stay in the processor's cache (a continuous judge against 13 human levels at 1,600 items: 0.15 s of CPU for 1,000
-resamples, against 0.55 s in 32 MB chunks)."""
+"""Contingency-table cells held at once when the correlations are computed from tables for many resamples: 512 KB
+of counts, which stay in the processor's cache."""
 
 
 @lru_cache(maxsize=4)
@@ -75,29 +74,127 @@ def _resampled_ranks(values: np.ndarray, indices: np.ndarray) -> np.ndarray:
     instead of sorting each resample: a value's rank is the number of smaller values drawn plus half its own ties."""
     distinct, codes = np.unique(values, return_inverse=True)
     counts = _level_counts(codes, indices, len(distinct))
-    through = np.cumsum(counts, axis=1)
-    return np.take_along_axis(0.5 * (through + (through - counts) + 1), codes[indices], axis=1)
+    return np.take_along_axis(_level_ranks(counts), codes[indices], axis=1)
 
 
-def _tau_b(tables: np.ndarray) -> np.ndarray:
-    """Kendall's tau-b of each contingency table (rows: the judge's distinct scores ascending; columns: the humans'),
-    computed as ``scipy.stats.kendalltau`` does, from exact pair counts: NaN where one side is constant.
+def _level_ranks(counts: np.ndarray) -> np.ndarray:
+    """The average rank of each level given how often each is drawn (levels ascending along the last axis)."""
+    return np.cumsum(counts, axis=-1) - 0.5 * (counts - 1)
 
-    Each pair is counted once from its lower judge score: a cell's partners above it in the judge's order are
-    concordant to its right and discordant to its left."""
-    above = np.cumsum(tables[:, ::-1], axis=1)[:, ::-1] - tables
-    through = np.cumsum(above, axis=2)
-    con_minus_dis = (tables * (through[:, :, -1:] - 2 * through + above)).sum(axis=(1, 2))
-    judge_untied, human_untied = _untied_pairs(tables.sum(axis=2)), _untied_pairs(tables.sum(axis=1))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        tau = np.minimum(1.0, np.maximum(-1.0, con_minus_dis / np.sqrt(judge_untied) / np.sqrt(human_untied)))
-    return np.where((judge_untied > 0) & (human_untied > 0), tau, np.nan)
+
+class _Tables:
+    """The (judge score, human score) counts of a chunk of resamples, laid out ``(resamples, short, long)``: the side
+    with fewer distinct scores along the middle axis, so that sums and running sums over the other side run along
+    the contiguous last axis."""
+
+    def __init__(self, counts: np.ndarray, judge_is_short: bool) -> None:
+        self.counts = counts
+        self.judge_is_short = judge_is_short
+        self.short_margins, self.long_margins = counts.sum(axis=2), counts.sum(axis=1)
+        self.pairs = self.long_margins.sum(axis=1)
+        self.defined = (
+            (self.pairs >= MIN_PAIRS)
+            & (self.short_margins.max(axis=1) < self.pairs)
+            & (self.long_margins.max(axis=1) < self.pairs)
+        )
+        """Where a correlation is defined: enough pairs, and neither side drawn all at one score."""
+        self._weights: np.ndarray | None = None
+
+    def pearson(self, short_values: np.ndarray, long_values: np.ndarray) -> np.ndarray:
+        """Pearson's r of each resample's pairs, scores given per level (one row per resample, or one for all):
+        centred on the resample's means, as ``scipy.stats.pearsonr`` centres; NaN where it is not defined."""
+        if self._weights is None:
+            self._weights = self.counts.astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            short = short_values - ((self.short_margins * short_values).sum(axis=1) / self.pairs)[:, None]
+            long = long_values - ((self.long_margins * long_values).sum(axis=1) / self.pairs)[:, None]
+            covariance = (np.matmul(self._weights, long[..., None])[..., 0] * short).sum(axis=1)
+            spread = np.sqrt((self.short_margins * short**2).sum(axis=1) * (self.long_margins * long**2).sum(axis=1))
+            r = np.clip(covariance / spread, -1.0, 1.0)
+        return np.where(self.defined, r, np.nan)
+
+    def spearman(self) -> np.ndarray:
+        return self.pearson(_level_ranks(self.short_margins), _level_ranks(self.long_margins))
+
+    def kendall(self) -> np.ndarray:
+        """Kendall's tau-b as ``scipy.stats.kendalltau`` computes it, from exact pair counts: each pair is counted once
+        from its lower short-side score; a cell's partners above it are concordant on the long side's greater
+        scores and discordant on its smaller ones."""
+        counts = self.counts
+        above = np.empty_like(counts)
+        running = np.zeros_like(counts[:, 0])
+        for level in range(counts.shape[1] - 1, -1, -1):
+            above[:, level] = running
+            running += counts[:, level]
+        through = np.cumsum(above, axis=2)
+        con_minus_dis = (counts * (through[:, :, -1:] - 2 * through + above)).sum(axis=(1, 2))
+        short_untied, long_untied = _untied_pairs(self.short_margins), _untied_pairs(self.long_margins)
+        judge_untied, human_untied = (short_untied, long_untied) if self.judge_is_short else (long_untied, short_untied)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            tau = np.minimum(1.0, np.maximum(-1.0, con_minus_dis / np.sqrt(judge_untied) / np.sqrt(human_untied)))
+        return np.where((judge_untied > 0) & (human_untied > 0), tau, np.nan)
 
 
 def _untied_pairs(margins: np.ndarray) -> np.ndarray:
     """Pairs of drawn items with different scores on one side: all pairs less those within one score."""
     n = margins.sum(axis=1)
-    return n * (n - 1) // 2 - (margins * (margins - 1) // 2).sum(axis=1)
+    return (n * (n - 1) - (margins * (margins - 1)).sum(axis=1)) // 2
+
+
+def _tabled_correlations(
+    judge: np.ndarray, human: np.ndarray, indices: np.ndarray, methods: Sequence[Method]
+) -> dict[Method, np.ndarray] | None:
+    """Each method over the resamples, from each resample's table of (judge score, human score) counts (pairs with a
+    missing score left out), as many resamples at a time as :data:`MAX_TABLE_CELLS` holds; None where one table
+    alone is larger (both sides nearly continuous)."""
+    finite = np.isfinite(judge) & np.isfinite(human)
+    judge_levels, judge_codes = np.unique(judge[finite], return_inverse=True)
+    human_levels, human_codes = np.unique(human[finite], return_inverse=True)
+    cells = len(judge_levels) * len(human_levels)
+    if cells > MAX_TABLE_CELLS:
+        return None
+    judge_is_short = len(judge_levels) < len(human_levels)
+    if judge_is_short:
+        short_values, short_codes, long_values, long_codes = judge_levels, judge_codes, human_levels, human_codes
+    else:
+        short_values, short_codes, long_values, long_codes = human_levels, human_codes, judge_levels, judge_codes
+    codes = np.full(judge.size, cells)  # the cell past the table: a pair with a missing score
+    codes[finite] = short_codes * len(long_values) + long_codes
+    missing = int(not finite.all())
+    step = max(1, MAX_TABLE_CELLS // cells)
+    chunks: dict[Method, list[np.ndarray]] = {method: [] for method in methods}
+    for start in range(0, len(indices), step):
+        drawn = _level_counts(codes, indices[start : start + step], cells + missing)[:, :cells]
+        counts = np.ascontiguousarray(drawn).reshape(-1, len(short_values), len(long_values))
+        tables = _Tables(counts, judge_is_short)
+        for method in methods:
+            if method == "pearson":
+                chunks[method].append(tables.pearson(short_values, long_values))
+            elif method == "spearman":
+                chunks[method].append(tables.spearman())
+            else:
+                chunks[method].append(tables.kendall())
+    return {method: np.concatenate(values) for method, values in chunks.items()}
+
+
+def _gathered_correlations(
+    judge: np.ndarray, human: np.ndarray, indices: np.ndarray, methods: Sequence[Method]
+) -> dict[Method, np.ndarray]:
+    """Each method on the drawn scores themselves, for pairs too varied for tables: Pearson by
+    :func:`pearson_rows` (or :func:`pearson_of_finite_pairs` where a score is missing), Spearman on ranks from
+    counts, Kendall by scipy, which sorts each resample."""
+    judge_drawn, human_drawn = judge[indices], human[indices]
+    gathered: dict[Method, np.ndarray] = {}
+    for method in methods:
+        if method == "pearson" and not (np.isfinite(judge).all() and np.isfinite(human).all()):
+            gathered[method] = pearson_of_finite_pairs(judge_drawn, human_drawn)
+        elif method == "pearson":
+            gathered[method] = pearson_rows(judge_drawn, human_drawn)
+        elif method == "spearman":
+            gathered[method] = pearson_rows(_resampled_ranks(judge, indices), _resampled_ranks(human, indices))
+        else:
+            gathered[method] = _kendall(judge_drawn, human_drawn)
+    return gathered
 
 
 def pearson_rows(judge: np.ndarray, human: np.ndarray) -> np.ndarray:
@@ -116,50 +213,21 @@ def pearson_rows(judge: np.ndarray, human: np.ndarray) -> np.ndarray:
     return np.where(constant, np.nan, r)
 
 
-def _resampled_pearson(judge: np.ndarray, human: np.ndarray, indices: np.ndarray) -> np.ndarray:
-    return pearson_rows(judge[indices], human[indices])
-
-
-def _resampled_spearman(judge: np.ndarray, human: np.ndarray, indices: np.ndarray) -> np.ndarray:
-    return pearson_rows(_resampled_ranks(judge, indices), _resampled_ranks(human, indices))
-
-
-def _resampled_kendall(judge: np.ndarray, human: np.ndarray, indices: np.ndarray) -> np.ndarray:
-    """Tau-b of each resample from its table of (judge score, human score) counts, as many resamples at a time as
-    :data:`MAX_TABLE_CELLS` holds; where one table alone is larger (both sides nearly continuous), scipy's
-    ``kendalltau`` on each resample, which sorts instead."""
-    judge_levels, judge_codes = np.unique(judge, return_inverse=True)
-    human_levels, human_codes = np.unique(human, return_inverse=True)
-    shape = (len(judge_levels), len(human_levels))
-    if shape[0] * shape[1] > MAX_TABLE_CELLS:
-        return _kendall(judge[indices], human[indices])
-    cells = judge_codes * shape[1] + human_codes
-    step = max(1, MAX_TABLE_CELLS // (shape[0] * shape[1]))
-    return np.concatenate(
-        [
-            _tau_b(_level_counts(cells, indices[start : start + step], shape[0] * shape[1]).reshape(-1, *shape))
-            for start in range(0, len(indices), step)
-        ]
-    )
-
-
-RESAMPLED: dict[Method, Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]] = {
-    "pearson": _resampled_pearson,
-    "spearman": _resampled_spearman,
-    "kendall": _resampled_kendall,
-}
-"""Each method over many resamples at once (``indices``: one row of drawn items per resample), with the same numbers
-as :data:`STATISTICS` on each resample: ranks and tau-b come from counts of the distinct scores drawn."""
-
-
 def resampled_correlations(
-    judge: np.ndarray, human: np.ndarray, method: Method = "pearson", n_resamples: int = 1000, seed: int = 0
-) -> np.ndarray:
-    """The paired bootstrap distribution of ``method`` (``scipy.stats.bootstrap(...).bootstrap_distribution`` with the
-    same resamples and statistic), computed for all resamples at once."""
+    judge: np.ndarray,
+    human: np.ndarray,
+    methods: Sequence[Method] = METHODS,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> dict[Method, np.ndarray]:
+    """The paired bootstrap distribution of each method (``scipy.stats.bootstrap(...).bootstrap_distribution`` with
+    the same resamples and statistic), for all resamples at once; a pair with a missing score (NaN) counts for no
+    method, and a resample with fewer than :data:`MIN_PAIRS` pairs or a constant side is NaN."""
+    indices = resample_indices(judge.size, n_resamples, seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return RESAMPLED[method](judge, human, resample_indices(judge.size, n_resamples, seed))
+        tabled = _tabled_correlations(judge, human, indices, methods)
+        return tabled if tabled is not None else _gathered_correlations(judge, human, indices, methods)
 
 
 @dataclass(frozen=True)
@@ -196,6 +264,35 @@ def undefined_reason(judge: np.ndarray, human: np.ndarray) -> str | None:
     return None
 
 
+def correlations(
+    judge: Sequence[float],
+    human: Sequence[float],
+    methods: Sequence[Method] = METHODS,
+    confidence: float = 0.95,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> dict[Method, CorrelationEstimate]:
+    """Each method's correlation over the finite pairs with a paired percentile bootstrap CI (scipy.stats.bootstrap's
+    resamples, computed all at once for every method by :func:`resampled_correlations`).
+
+    Resamples in which the correlation is undefined (one side constant) are left out of the interval;
+    when they are more than ``MAX_UNDEFINED_RESAMPLES`` of all, the interval is NaN.
+    """
+    judge_scores, human_scores = paired_finite(judge, human)
+    n = int(judge_scores.size)
+    reason = undefined_reason(judge_scores, human_scores)
+    if reason is not None:
+        return {method: CorrelationEstimate(math.nan, math.nan, math.nan, n, reason) for method in methods}
+    resampled = resampled_correlations(judge_scores, human_scores, methods, n_resamples, seed)
+    estimates = {}
+    for method in methods:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            value = float(STATISTICS[method](judge_scores, human_scores))
+        estimates[method] = CorrelationEstimate(value, *percentile_interval(resampled[method], confidence), n)
+    return estimates
+
+
 def correlation(
     judge: Sequence[float],
     human: Sequence[float],
@@ -204,22 +301,8 @@ def correlation(
     n_resamples: int = 1000,
     seed: int = 0,
 ) -> CorrelationEstimate:
-    """The ``method`` correlation over the finite pairs with a paired percentile bootstrap CI (scipy.stats.bootstrap's
-    resamples, computed all at once by :func:`resampled_correlations`).
-
-    Resamples in which the correlation is undefined (one side constant) are left out of the interval;
-    when they are more than ``MAX_UNDEFINED_RESAMPLES`` of all, the interval is NaN.
-    """
-    judge_scores, human_scores = paired_finite(judge, human)
-    reason = undefined_reason(judge_scores, human_scores)
-    if reason is not None:
-        return CorrelationEstimate(math.nan, math.nan, math.nan, int(judge_scores.size), reason)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        value = float(STATISTICS[method](judge_scores, human_scores))
-    resampled = resampled_correlations(judge_scores, human_scores, method, n_resamples, seed)
-    low, high = percentile_interval(resampled, confidence)
-    return CorrelationEstimate(value, low, high, int(judge_scores.size))
+    """One method's correlation and interval, as :func:`correlations` computes it."""
+    return correlations(judge, human, (method,), confidence, n_resamples, seed)[method]
 
 
 def percentile_interval(resampled: np.ndarray, confidence: float, centre: float | None = None) -> tuple[float, float]:
@@ -292,11 +375,10 @@ class Interval:
 def resampled_mean_pearson(criteria: Sequence[CriterionScores], n_resamples: int = 1000, seed: int = 0) -> np.ndarray:
     """The oriented mean Pearson over item-aligned ``criteria`` in each item resample (NaN where a criterion's
     correlation is undefined in it): ``scipy.stats.bootstrap``'s resamples, all at once."""
-    indices = resample_indices(len(criteria[0].judge), n_resamples, seed)
     oriented = []
     for scores in criteria:
         judge, human = np.asarray(scores.judge, dtype=float), np.asarray(scores.human, dtype=float)
-        oriented.append(scores.sign * pearson_of_finite_pairs(judge[indices], human[indices]))
+        oriented.append(scores.sign * resampled_correlations(judge, human, ("pearson",), n_resamples, seed)["pearson"])
     return np.mean(oriented, axis=0)
 
 
@@ -365,8 +447,7 @@ def agreement_report(
     for scores in criteria:
         if scores.group is not None:
             oriented.setdefault(scores.group, [])
-        for method in METHODS:
-            estimate = correlation(scores.judge, scores.human, method, seed=seed)
+        for method, estimate in correlations(scores.judge, scores.human, seed=seed).items():
             details[f"{method}/{scores.criterion}"] = estimate.value
             details[f"{method}_ci_low/{scores.criterion}"] = estimate.low
             details[f"{method}_ci_high/{scores.criterion}"] = estimate.high

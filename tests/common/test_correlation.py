@@ -189,15 +189,18 @@ def _score_samples():
 
 @pytest.mark.parametrize("method", ["pearson", "spearman", "kendall"])
 @pytest.mark.parametrize("case", ["continuous", "ties", "nearly constant"])
-def test_resampled_correlations_are_scipys_bootstrap_distribution(method, case):
-    """Kendall's tau-b from exact pair counts is scipy's bit for bit; Pearson (and Spearman on ranks) follow
-    pearsonr's steps, bit for bit on scipy 1.17, and are held to rounding here."""
+@pytest.mark.parametrize("table_cells", [1 << 16, 0], ids=["from tables", "from the drawn scores"])
+def test_resampled_correlations_are_scipys_bootstrap_distribution(monkeypatch, method, case, table_cells):
+    """Kendall's tau-b from exact pair counts is scipy's bit for bit; Pearson and Spearman, from each resample's table
+    of score counts or (past the table budget) from the drawn scores by pearsonr's steps, are held to rounding."""
+    import scorers.correlation as correlation_module
     from scorers.correlation import resample_indices, resampled_correlations
 
+    monkeypatch.setattr(correlation_module, "MAX_TABLE_CELLS", table_cells)
     judge, human = _score_samples()[case]
     resample_indices.cache_clear()
     expected = _reference_distribution(judge, human, method, 300)
-    resampled = resampled_correlations(judge, human, method, n_resamples=300)
+    resampled = resampled_correlations(judge, human, (method,), n_resamples=300)[method]
     np.testing.assert_array_equal(np.isnan(resampled), np.isnan(expected))
     if method == "kendall":
         np.testing.assert_array_equal(resampled, expected)
@@ -213,7 +216,9 @@ def test_kendall_equals_scipy_one_table_at_a_time_and_past_the_table_budget(monk
     judge, human = _score_samples()["continuous"]  # 40 distinct scores on each side: 1,600 cells a table
     expected = _reference_distribution(judge, human, "kendall", 50)
     monkeypatch.setattr(correlation_module, "MAX_TABLE_CELLS", cells)
-    np.testing.assert_array_equal(correlation_module.resampled_correlations(judge, human, "kendall", 50), expected)
+    np.testing.assert_array_equal(
+        correlation_module.resampled_correlations(judge, human, ("kendall",), 50)["kendall"], expected
+    )
 
 
 def _oriented_mean_of_resample(arrays, signs):
@@ -230,8 +235,12 @@ def _oriented_mean_of_resample(arrays, signs):
     return float(np.mean(values))
 
 
-def test_headline_resamples_equal_the_per_resample_computation_to_rounding():
+@pytest.mark.parametrize("table_cells", [1 << 16, 0], ids=["from tables", "from the drawn scores"])
+def test_headline_resamples_equal_the_per_resample_computation_to_rounding(monkeypatch, table_cells):
+    import scorers.correlation as correlation_module
     from scorers.correlation import resampled_mean_pearson
+
+    monkeypatch.setattr(correlation_module, "MAX_TABLE_CELLS", table_cells)
 
     rng = np.random.default_rng(8)
     human = np.rint(rng.uniform(1, 5, (3, 30)))
