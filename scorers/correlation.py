@@ -151,6 +151,8 @@ def _tabled_correlations(
     judge_levels, judge_codes = np.unique(judge[finite], return_inverse=True)
     human_levels, human_codes = np.unique(human[finite], return_inverse=True)
     cells = len(judge_levels) * len(human_levels)
+    if cells == 0:
+        return {method: np.full(len(indices), np.nan) for method in methods}
     if cells > MAX_TABLE_CELLS:
         return None
     judge_is_short = len(judge_levels) < len(human_levels)

@@ -268,3 +268,12 @@ def test_headline_resamples_equal_the_per_resample_computation_to_rounding(monke
     assert 0 < np.isnan(expected).sum() < 300
     np.testing.assert_array_equal(np.isnan(resampled), np.isnan(expected))
     np.testing.assert_allclose(resampled, expected, rtol=0, atol=1e-12)
+
+
+def test_resamples_without_a_pair_are_undefined():
+    from scorers.correlation import resampled_correlations
+
+    judge = np.array([1.0, np.nan, 3.0, np.nan])
+    human = np.array([np.nan, 2.0, np.nan, 4.0])
+    resampled = resampled_correlations(judge, human, n_resamples=20)
+    assert all(np.isnan(values).all() and values.shape == (20,) for values in resampled.values())
