@@ -31,7 +31,7 @@ from dhp_tasks.perturbations import (
 from dhp_tasks.prompts import TEXT_KINDS, TextKind
 from dhp_tasks.suite import all_perturbations, read_suite, rule_variants
 from judge_data import DataError, OptionError, id_field, names_option, optional_text_field, read_jsonl, text_field
-from scorers.dhp import dhp_discernment, mean_ratings
+from scorers.dhp import EXPERT_WEIGHTS_KEY, dhp_discernment, mean_ratings
 from scorers.discernment import Combination
 from scorers.likelihood import DEFAULT_NORMALIZATION, Normalization, likelihood_scores
 from solvers.geval import Criterion, rate_criteria
@@ -107,23 +107,27 @@ def build_samples(
     variants: Mapping[str, Mapping[str, str]],
     perturbations: Sequence[Perturbation],
     dataset: str,
+    weights: Mapping[str, Mapping[str, float]],
 ) -> list[Sample]:
-    """The original and every available perturbed variant of each item, item by item.
+    """The original and every available perturbed variant of each item, item by item; each perturbed variant carries
+    its perturbation's expert weights.
 
     Keeping an item's variants together lets engines with prefix caching reuse its context.
     """
     samples: list[Sample] = []
     for item in items:
-        samples.append(_sample(item, item.text, None, dataset))
+        samples.append(_sample(item, item.text, None, dataset, {}))
         samples.extend(
-            _sample(item, variants[item.id][perturbation.id], perturbation, dataset)
+            _sample(item, variants[item.id][perturbation.id], perturbation, dataset, weights[perturbation.id])
             for perturbation in perturbations
             if perturbation.id in variants.get(item.id, {})
         )
     return samples
 
 
-def _sample(item: Item, text: str, perturbation: Perturbation | None, dataset: str) -> Sample:
+def _sample(
+    item: Item, text: str, perturbation: Perturbation | None, dataset: str, weights: Mapping[str, float]
+) -> Sample:
     variant = "original" if perturbation is None else perturbation.id
     return Sample(
         id=f"{item.id}:{variant}",
@@ -138,6 +142,7 @@ def _sample(item: Item, text: str, perturbation: Perturbation | None, dataset: s
             "k": None if perturbation is None else perturbation.k,
             "context": item.context,
             "response": text,
+            **({} if perturbation is None else {EXPERT_WEIGHTS_KEY: dict(weights)}),
         },
     )
 
@@ -238,10 +243,10 @@ def _task(
     version: int = DHP.version,
 ) -> Task:
     return Task(
-        dataset=MemoryDataset(build_samples(items, variants, chosen, name), name=f"dhp_{name}"),
+        dataset=MemoryDataset(build_samples(items, variants, chosen, name, weights), name=f"dhp_{name}"),
         solver=solver,
         scorer=scorer,
-        metrics=[dhp_discernment(metric_names, weights, combine)],
+        metrics=[dhp_discernment(metric_names, combine=combine)],
         name=f"dhp_{name}",
         version=version,
         metadata={

@@ -41,6 +41,10 @@ HEADLINES = ("D_avg", "D_min", "D_avg_EW", "D_min_EW", "parse_failure_rate")
 MASS_KEY = "mass/{}"
 """Score-value key (``scoring=logprobs``): the probability the judge put on on-scale ratings for a metric."""
 
+EXPERT_WEIGHTS_KEY = "expert_weights"
+"""Sample-metadata key of a perturbed text's expert weights (metric -> weight), which the metric reads: as one of
+its parameters they would be written with each of its ~100 values on every recomputation inspect shows."""
+
 
 @metric
 def dhp_discernment(
@@ -51,6 +55,9 @@ def dhp_discernment(
 ) -> Metric:
     """D_avg, D_min (with and without expert weights), D per perturbation, their item-bootstrap intervals, p-values
     and parse failures.
+
+    The expert weights come from each perturbed sample's metadata (:data:`EXPERT_WEIGHTS_KEY`); ``expert_weights``
+    is for logs written before they moved there (DHP version 6 and earlier), whose metric carries them.
 
     Copes with partial results (inspect computes metrics while a run is in progress): items whose
     original or perturbed variant is not scored yet simply do not form pairs. Parse failures are
@@ -86,8 +93,10 @@ def discernment_metrics(
     bootstrap_resamples: int = BOOTSTRAP_RESAMPLES,
 ) -> tuple[dict[str, float], list[str]]:
     """The metric's numbers from ``(sample metadata, score value)`` pairs, for any harness, and one line per reason
-    why intervals are NaN although their D is defined."""
+    why intervals are NaN although their D is defined. Without ``expert_weights``, each perturbation's weights are
+    those its samples carry (equal weights where they carry none)."""
     records = []
+    carried: dict[str, Mapping[str, float]] = {}
     failures = {name: 0.0 for name in metrics}
     answers = {name: 0.0 for name in metrics}
     values = []
@@ -95,6 +104,8 @@ def discernment_metrics(
         if not isinstance(value, Mapping) or "item_id" not in metadata:
             continue
         values.append(value)
+        if EXPERT_WEIGHTS_KEY in metadata:
+            carried[str(metadata["perturbation"])] = metadata[EXPERT_WEIGHTS_KEY]
         records.append(
             ScoreRecord(
                 item_id=str(metadata["item_id"]),
@@ -110,7 +121,8 @@ def discernment_metrics(
             )
             failures[name] += 0.0 if math.isnan(failed) else failed
             answers[name] += 0.0 if math.isnan(asked) else asked
-    dhp_report = discernment_report(records, metrics, expert_weights, combine, bootstrap_resamples)
+    weights = carried if expert_weights is None else expert_weights
+    dhp_report = discernment_report(records, metrics, weights, combine, bootstrap_resamples)
     report = dhp_report.as_metrics()
     report.update(json_fallbacks(values))
     report["parse_failures"] = sum(failures.values())

@@ -81,3 +81,64 @@ def test_bad_weights_are_refused_at_task_creation(tmp_path, votes, shown):
     path.write_text(json.dumps({"story": {"typos": {"coherence": 1, "consistency": votes, "fluency": 2}}}))
     with pytest.raises(DataError, match=rf"w.json: story.typos.consistency: .*non-negative numbers, got {shown}"):
         custom(data_dir=str(data), kind="story", perturbations="typos", expert_weights=str(path))
+
+
+def test_weights_travel_in_the_samples_and_equal_the_old_logs_parameter(tmp_path):
+    """Each perturbed sample carries its perturbation's weights and the metric's parameters none (inspect writes them
+    with every displayed value); a log written before, whose metric holds the weights, gives the same numbers."""
+    from inspect_ai._util.registry import registry_params
+    from inspect_ai.scorer import SampleScore, Score
+
+    from scorers.dhp import EXPERT_WEIGHTS_KEY, dhp_discernment
+
+    rows = "".join(
+        json.dumps({"id": str(index), "text": f"The dog number {index} ran home. It slept well after that."}) + "\n"
+        for index in range(12)
+    )
+    path = tmp_path / "w.json"
+    path.write_text(
+        json.dumps(
+            {"story": {"typos": {"coherence": 0, "consistency": 1, "fluency": 3}, "char_deletion": {"fluency": 1}}}
+        )
+    )
+    task = custom(
+        data_dir=str(custom_folder(tmp_path, "d", rows)),
+        kind="story",
+        perturbations="typos,char_deletion",
+        expert_weights=str(path),
+    )
+    weights = task.metadata["expert_weights"]
+    assert weights["typos"] == {"coherence": 0.0, "consistency": 1.0, "fluency": 3.0}
+    samples = list(task.dataset)
+    for sample in samples:
+        carried = sample.metadata.get(EXPERT_WEIGHTS_KEY)
+        assert carried == (
+            None if sample.metadata["perturbation"] == "original" else weights[sample.metadata["perturbation"]]
+        )
+    assert "expert_weights" not in registry_params(task.metrics[0])
+
+    def rating(sample, metric: str) -> float:
+        """Originals rated higher than their copies, by how much depending on the metric."""
+        drop = {"coherence": 0.0, "consistency": 0.5, "fluency": 1.5}[metric]
+        base = 3.0 + int(sample.metadata["item_id"]) % 3
+        return (
+            base
+            if sample.metadata["perturbation"] == "original"
+            else base - drop * (int(sample.metadata["item_id"]) % 2)
+        )
+
+    metrics = task.metadata["metrics"]
+    scores = [
+        SampleScore(
+            score=Score(value={name: rating(sample, name) for name in metrics}),
+            sample_id=sample.id,
+            sample_metadata=sample.metadata,
+        )
+        for sample in samples
+    ]
+    carried_report = task.metrics[0](scores)
+    old_log_report = dhp_discernment(metrics, weights)(scores)
+    unweighted = dhp_discernment(metrics, {})(scores)
+    assert carried_report == old_log_report
+    assert carried_report["D/typos"] == unweighted["D/typos"]
+    assert carried_report["D_EW/typos"] != unweighted["D_EW/typos"]
