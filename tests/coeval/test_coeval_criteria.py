@@ -495,7 +495,7 @@ def test_cpu_judge_writes_criteria(tmp_path, monkeypatch, minilm, judge_folder):
         model_args=model_args(judge_folder),
         max_tokens=32,
         log_dir=str(tmp_path / "logs"),
-        display="none",
+        display="log",
         max_tasks=1,
     )
     assert len(logs) == 1

@@ -136,7 +136,7 @@ def test_direct_logprobs_asks_once_and_min_mass_decides_the_parse_failures(tmp_p
 @pytest.mark.integration
 def test_providers_without_logprobs_get_one_clear_error(tmp_path):
     folder = f"data_dir={coeval_folder('eli5')}"
-    command = eval_command("coeval_tasks/eli5", folder, "n=1", "scoring=logprobs")
+    command = eval_command("coeval_tasks/eli5", folder, "n=1", "scoring=logprobs", display="plain")
     command[command.index("--model") + 1] = "mockllm/model"
     result, calls = run_command(command, constant("3"), tmp_path / "mockllm", expect_success=False)
     output = result.stdout + result.stderr
@@ -144,7 +144,7 @@ def test_providers_without_logprobs_get_one_clear_error(tmp_path):
     assert "Traceback" not in output and calls == []
 
     # A server not known in advance to lack them is found out on its first answer; the run stops there.
-    command = eval_command("coeval_tasks/eli5", folder, "n=1", "mode=direct", "scoring=logprobs")
+    command = eval_command("coeval_tasks/eli5", folder, "n=1", "mode=direct", "scoring=logprobs", display="plain")
     result, calls = run_command(command, constant("3"), tmp_path / "server", expect_success=False)
     output = " ".join((result.stdout + result.stderr).split())  # rich wraps the message
     assert "scoring=logprobs needs top log-probabilities, but openai-api/fakejudge/judge returns none" in output

@@ -229,7 +229,7 @@ def test_two_epochs_keep_every_parse_failure(tmp_path, dhp_data):
 def _rescore(tmp_path: Path, log_path: Path, output: Path) -> tuple[EvalLog, list[dict]]:
     command = [
         INSPECT, "score", str(log_path), "--scorer", "scorers/mean_ratings", "--action", "overwrite",
-        "--output-file", str(output), "--display", "plain",
+        "--output-file", str(output), "--display", "log",
     ]  # fmt: skip
     _, calls = run_command(command, constant("3"), tmp_path)
     return read_eval_log(str(output)), calls

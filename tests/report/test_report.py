@@ -53,7 +53,7 @@ def eval_set(log_dir: Path, task: str, answers: dict, *task_args: str) -> None:
     """``inspect eval-set TASK --model judge-a,judge-b[,judge-c]`` against the stand-in judges ``answers`` names,
     logs into ``log_dir``."""
     models = ",".join(f"openai-api/fakejudge/{judge}" for judge in answers)
-    command = [INSPECT, "eval-set", task, "--model", models, "--log-dir", str(log_dir), "--display", "plain"]
+    command = [INSPECT, "eval-set", task, "--model", models, "--log-dir", str(log_dir), "--display", "log"]
     with serve(answers) as (url, _):
         run_cli(
             [*command, *task_options(*task_args)],
