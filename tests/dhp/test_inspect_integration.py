@@ -23,7 +23,8 @@ pytestmark = pytest.mark.integration
 
 
 def test_constant_judge_has_no_discernment(tmp_path, dhp_data):
-    log, calls = run_inspect(
+    """Run in this process: the rule-based rows and inspect score tests below run the command line."""
+    log, calls = eval_in_process(
         "dhp_tasks/summeval", constant("3"), tmp_path, f"data_dir={dhp_data('summeval')}", "n=5", "repeats=2"
     )
     metrics = metrics_of(log)
