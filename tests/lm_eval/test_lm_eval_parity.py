@@ -246,13 +246,15 @@ def test_lm_eval_and_inspect_report_the_same_coeval_numbers(tmp_path, minilm):  
         ),
         "coeval_eli5_direct": ("coeval_tasks/eli5", f"data_dir={eli5}", "mode=direct", "n=20"),
     }
-    inspect_metrics, inspect_calls = {}, []
+    # inspect's two runs side by side (they ask different prompts), lm-eval's after them: the judge's sampled lists
+    # follow the order in which each prompt is asked
     started = time.perf_counter()
-    for name, (task, *args) in runs.items():
-        log, calls = run_inspect(task, judge, tmp_path / "inspect" / name, *args)
-        inspect_metrics[name] = metrics_of(log)
-        inspect_calls += calls
+    inspect_runs = side_by_side(
+        *(partial(run_inspect, task, judge, tmp_path / "inspect" / name, *args) for name, (task, *args) in runs.items())
+    )
     inspect_seconds = time.perf_counter() - started
+    inspect_metrics = {name: metrics_of(log) for name, (log, _) in zip(runs, inspect_runs, strict=True)}
+    inspect_calls = [call for _, calls in inspect_runs for call in calls]
 
     metadata = {
         "coeval_criteria_self_instruct": {"data_dir": str(instructions), "n": 4, "samples": 3, "embedder": minilm},
@@ -276,7 +278,9 @@ def test_lm_eval_and_inspect_report_the_same_coeval_numbers(tmp_path, minilm):  
         rows += compare(inspect_metrics[name], results, name)
         assert results["versions"][name] == TASKS[name].version
     print_rows(rows)
-    print(f"wall time: inspect {inspect_seconds:.1f} s (2 runs), lm_eval {lm_eval_seconds:.1f} s (one run)")
+    print(
+        f"wall time: inspect {inspect_seconds:.1f} s (2 runs side by side), lm_eval {lm_eval_seconds:.1f} s (one run)"
+    )
 
     criteria = lm_eval_metrics(results, "coeval_criteria_self_instruct")
     assert 0.5 < criteria["cc"] < 1  # the reworded lists pull it below one
