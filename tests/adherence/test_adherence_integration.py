@@ -150,7 +150,7 @@ def test_a_constant_judge_gives_nan_and_says_so(tmp_path):
 
 
 def test_dataset_without_public_scores_says_what_is_missing(tmp_path):
-    command = eval_command("adherence_tasks/flask", f"data_dir={data_folder('human', 'flask')}")
+    command = eval_command("adherence_tasks/flask", f"data_dir={data_folder('human', 'flask')}", display="plain")
     result, _ = run_command(command, constant("3"), tmp_path, expect_success=False)
     output = one_clean_message(result)
     assert "items.jsonl is missing: flask has no public human scores here" in output
@@ -170,7 +170,7 @@ def test_perplexity_setting_correlates_the_likelihood_with_the_humans(tmp_path):
     options = task_options(f"data_dir={folder}", "n=15", f"seed={seed}", "scoring=perplexity")
     with fake_completions.serve(logprob=lambda prompt, position: fluency[prompt] - 10) as (url, calls):
         env = {"FAKEVLLM_BASE_URL": url, "FAKEVLLM_API_KEY": "test"}
-        run_cli([*command, *options, "--log-format", "json", "--display", "none"], tmp_path, env)
+        run_cli([*command, *options, "--log-format", "json", "--display", "log"], tmp_path, env)
     log = only_log(tmp_path / "logs")
     metrics = metrics_of(log)
     assert metrics["pearson/fluency"] == pytest.approx(1.0)
@@ -181,7 +181,10 @@ def test_perplexity_setting_correlates_the_likelihood_with_the_humans(tmp_path):
 
 def test_perplexity_setting_refuses_a_chat_provider_in_one_message(tmp_path):
     command = eval_command(
-        "adherence_tasks/summeval", f"data_dir={data_folder('human', 'summeval')}", "scoring=perplexity"
+        "adherence_tasks/summeval",
+        f"data_dir={data_folder('human', 'summeval')}",
+        "scoring=perplexity",
+        display="plain",
     )
     result, calls = run_command(command, constant("3"), tmp_path, expect_success=False)
     assert not calls

@@ -1,16 +1,18 @@
 """Every error of the project's commands is one message without a traceback, naming the flag of that command that
-fixes it. Each case fails before any task runs, so the cases run in seconds each."""
+fixes it. Each case fails before any task runs, so the cases run in seconds each, and side by side: each in its own
+folder, none writing where another reads."""
 
 from __future__ import annotations
 
 import socket
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import data_folder
-from tests.support.commands import one_clean_message, run_cli
+from tests.support.commands import one_clean_message, run_cli, side_by_side
 
 BIN = Path(sys.executable).parent
 
@@ -45,6 +47,8 @@ def test_every_command_error_is_one_message_naming_its_flag(tmp_path):
     bad_preset.write_text(
         "name: mine\nversion: 1\ndescription: d\nbudget: b\ntasks:\n  - task: fbi_tasks/single\n    args: {nn: 5}\n"
     )
+    no_runs = tmp_path / "no-runs"
+    no_runs.mkdir()
     offline = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "STANDIN_API_KEY": "test"}
     cases = [
         (_meta_eval(tmp_path, "--suites", "fbi"), offline, "Without network, pass --data-root <folder>"),
@@ -81,7 +85,7 @@ def test_every_command_error_is_one_message_naming_its_flag(tmp_path):
             "the embedder 'princeton-nlp/sup-simcse-roberta-large' could not be loaded",
         ),
         (
-            [str(BIN / "judge-report"), str(tmp_path), "--out", "/proc/no-report"],
+            [str(BIN / "judge-report"), str(no_runs), "--out", "/proc/no-report"],
             {},
             "no successful runs found",
         ),
@@ -92,6 +96,11 @@ def test_every_command_error_is_one_message_naming_its_flag(tmp_path):
             "Without network, pass --data-dir <folder>",
         ),
     ]
-    for command, environment, message in cases:
-        result = run_cli(command, tmp_path, environment, expect_success=False, timeout=300)
+    results = side_by_side(
+        *(
+            partial(run_cli, command, tmp_path / f"case{index}", environment, expect_success=False, timeout=300)
+            for index, (command, environment, _) in enumerate(cases)
+        )
+    )
+    for (command, _, message), result in zip(cases, results, strict=True):
         assert message in one_clean_message(result), (command, result.stdout[-2000:], result.stderr[-2000:])

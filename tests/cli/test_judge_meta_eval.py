@@ -162,6 +162,8 @@ def _command(tmp_path: Path, folder: str = "run", *extra: str) -> list[str]:
         "1",
         "--max-connections",
         "2",
+        "--display",
+        "log",  # the tests read logs and the report; other displays draw every task's metrics table
         *extra,
     ]
 
@@ -296,6 +298,8 @@ def test_the_quick_dhp_suite_runs_on_the_cpu_judge(judge_folder, tmp_path):
         str(tmp_path / "logs"),
         "--report",
         str(tmp_path / "report"),
+        "--display",
+        "log",
     ]
     dry = run_cli([*command, "--dry-run"], tmp_path, {"HF_HUB_OFFLINE": "1"}, timeout=1200)
     assert "counted with the judge's tokenizer" in dry.stdout

@@ -36,7 +36,7 @@ def test_every_fbi_paradigm_runs_on_the_cpu_judge(judge_folder, fbi_data, tmp_pa
         model_args=model_args(judge_folder),
         max_tokens=12,  # enough for a verdict or a rating; every answer is parsed or counted either way
         log_dir=str(tmp_path / "logs"),
-        display="none",
+        display="log",
         max_tasks=1,
     )
     assert len(logs) == 4
@@ -73,7 +73,7 @@ def test_every_adherence_setting_runs_on_the_cpu_judge(judge_folder, tmp_path, m
         model_args=model_args(judge_folder),
         max_tokens=8,
         log_dir=str(tmp_path / "logs"),
-        display="none",
+        display="log",
         max_tasks=1,
     )
     # the hf/ provider's log-probabilities are read on the CPU judge by the FBI and DHP tests here
@@ -103,7 +103,7 @@ def test_storycloze_by_likelihood_on_the_cpu_judge(judge_folder, dhp_data, tmp_p
         model="hf/smollm2",
         model_args=model_args(judge_folder),
         log_dir=str(tmp_path / "logs"),
-        display="none",
+        display="log",
         max_tasks=1,
     )
     assert log.status == "success", log.error

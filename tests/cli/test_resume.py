@@ -54,7 +54,7 @@ def test_the_unparsed_hook_reads_a_header_only_log_without_reentering_the_event_
     """eval_set hands the hook the log's header only; the hook reads the samples with the loop's own reader."""
     samples = [Sample(input="a"), Sample(input="b")]
     task = Task(dataset=samples, solver=_no_judge(), scorer=_reads_answers(), name="dhp_tasks/standin")
-    [log] = inspect_eval(task, model="mockllm/model", log_dir=str(tmp_path), display="none")
+    [log] = inspect_eval(task, model="mockllm/model", log_dir=str(tmp_path), display="log")
     header = read_eval_log(log.location, header_only=True)
     header.eval.task_registry_name = "dhp_tasks/standin"
 

@@ -9,6 +9,8 @@ log-likelihoods), and so shows the printed message for every suite.
 
 from __future__ import annotations
 
+import subprocess
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -16,7 +18,7 @@ import pytest
 from judge_data.inspect_private import PrerequisiteError
 from judge_data.options import OptionError
 from tests.conftest import DATA_ROOT
-from tests.support.commands import INSPECT, create_task, one_clean_message, run_cli, task_options
+from tests.support.commands import INSPECT, create_task, one_clean_message, run_cli, side_by_side, task_options
 
 
 def write_bad_inputs(folder: Path) -> Path:
@@ -202,15 +204,36 @@ def test_bad_input_stops_task_creation_with_one_message(bad_inputs, task, option
     assert message in " ".join(printed.split()), printed
 
 
+@pytest.fixture(scope="module")
+def cli_results(tmp_path_factory, bad_inputs) -> dict[str, subprocess.CompletedProcess]:
+    """The output of ``inspect eval`` on each case the real CLI runs, each in its own folder. The cases run side by
+    side: each is mostly inspect's start-up, ending before any sample."""
+    root = tmp_path_factory.mktemp("cli")
+    cases = [case for case in CASES if case[0] in CLI_ONLY]
+    results = side_by_side(
+        *(
+            partial(
+                run_cli,
+                [INSPECT, "eval", task, "--model", "mockllm/model", "--display", "plain"]
+                + task_options(*filled(options, bad_inputs)),
+                root / f"case{index}",
+                env,
+                expect_success=False,
+            )
+            for index, (_, task, options, env, _) in enumerate(cases)
+        )
+    )
+    return {case[0]: result for case, result in zip(cases, results, strict=True)}
+
+
 @pytest.mark.integration
 @pytest.mark.parametrize(
-    ("task", "options", "env", "message"),
-    [case[1:] for case in CASES if case[0] in CLI_ONLY],
+    ("name", "message"),
+    [(case[0], case[-1]) for case in CASES if case[0] in CLI_ONLY],
     ids=[case[0] for case in CASES if case[0] in CLI_ONLY],
 )
-def test_bad_input_ends_the_real_cli_with_one_clean_message(tmp_path, bad_inputs, task, options, env, message):
-    command = [INSPECT, "eval", task, "--model", "mockllm/model", "--display", "plain"]
-    result = run_cli([*command, *task_options(*filled(options, bad_inputs))], tmp_path, env, expect_success=False)
+def test_bad_input_ends_the_real_cli_with_one_clean_message(cli_results, name, message):
+    result = cli_results[name]
     output = one_clean_message(result)
     paragraphs = [block for block in (result.stdout + result.stderr).strip().split("\n\n") if block.strip()]
     assert len(paragraphs) == 1, output

@@ -26,7 +26,7 @@ from scorers.criteria_consistency import (
 from solvers.criteria_lists import criteria_prompt, parse_criteria_list
 from tests.conftest import data_folder
 from tests.support.fake_judge import by_temperature, constant
-from tests.support.inspect_runs import eval_in_process, metrics_of, run_inspect
+from tests.support.inspect_runs import eval_in_process, metrics_of
 
 DATASETS = ("eli5", "rocstories", "self_instruct")
 
@@ -356,7 +356,8 @@ BRIDGE = "1. The bridge carries heavy trucks.\n2. The steel beams resist corrosi
 
 @pytest.mark.integration
 def test_judge_writing_the_same_list_every_time_has_no_consistency(tmp_path, minilm):
-    log, calls = run_inspect(
+    """In this process (the command line runs the criteria task in tests/lm_eval and tests/report)."""
+    log, calls = eval_in_process(
         "coeval_tasks/criteria",
         constant(SAME_LIST),
         tmp_path,
@@ -495,7 +496,7 @@ def test_cpu_judge_writes_criteria(tmp_path, monkeypatch, minilm, judge_folder):
         model_args=model_args(judge_folder),
         max_tokens=32,
         log_dir=str(tmp_path / "logs"),
-        display="none",
+        display="log",
         max_tasks=1,
     )
     assert len(logs) == 1

@@ -26,7 +26,7 @@ def test_step_by_step_scoring_runs_on_the_cpu_judge(judge_folder, tmp_path, monk
         model_args=model_args(judge_folder),
         max_tokens=16,
         log_dir=str(tmp_path / "logs"),
-        display="none",
+        display="log",
         max_tasks=1,
     )
     assert [log.eval.metadata["dataset"] for log in logs] == list(tasks)

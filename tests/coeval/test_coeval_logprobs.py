@@ -1,4 +1,5 @@
-"""CoEval scoring with ``-T scoring=logprobs``: the real ``inspect eval`` against a stand-in judge returning top logprobs."""
+"""CoEval scoring with ``-T scoring=logprobs`` against a stand-in judge returning top logprobs: runs in this process,
+and the real ``inspect eval`` for what a user sees when the provider has none."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from solvers.stepwise import OVERALL, history_answer
 from tests.coeval.test_coeval_criteria import coeval_folder
 from tests.coeval.test_coeval_scoring import _criterion_names
 from tests.support.fake_judge import Positions, constant, reads_conversation
-from tests.support.inspect_runs import eval_command, metrics_of, run_command, run_inspect
+from tests.support.inspect_runs import eval_command, eval_in_process, metrics_of, run_command
 
 SPACE_THEN_DIGIT: Positions = [[(" ", 0.6), ("4", 0.4)], [("3", 0.5), ("2", 0.5)]]
 """P(4) = 0.4, P(3) = P(2) = 0.6 * 0.5 = 0.3: expected 4 * 0.4 + 3 * 0.3 + 2 * 0.3 = 3.1 on mass 1. The judge
@@ -54,7 +55,7 @@ def logprob_judge(dataset: str, by_criterion: dict[str, Positions]):
 @pytest.mark.integration
 def test_step_by_step_reads_each_turn_by_logprobs_and_keeps_the_most_probable_score(tmp_path):
     judge = logprob_judge("eli5", {"simple_language": SPACE_THEN_DIGIT, "helpfulness": NOT_A_NUMBER})
-    log, calls = run_inspect(
+    log, calls = eval_in_process(
         "coeval_tasks/eli5",
         constant("unused"),
         tmp_path,
@@ -109,7 +110,7 @@ def test_direct_logprobs_asks_once_and_min_mass_decides_the_parse_failures(tmp_p
         # a quarter of the probability on the scale, the rest on prose
         return [[("The", 0.75), *((token, p / 4) for token, p in around(overall_of[response])[0])]]
 
-    log, calls = run_inspect(
+    log, calls = eval_in_process(
         "coeval_tasks/custom",
         constant("unused"),
         tmp_path,
@@ -136,7 +137,7 @@ def test_direct_logprobs_asks_once_and_min_mass_decides_the_parse_failures(tmp_p
 @pytest.mark.integration
 def test_providers_without_logprobs_get_one_clear_error(tmp_path):
     folder = f"data_dir={coeval_folder('eli5')}"
-    command = eval_command("coeval_tasks/eli5", folder, "n=1", "scoring=logprobs")
+    command = eval_command("coeval_tasks/eli5", folder, "n=1", "scoring=logprobs", display="plain")
     command[command.index("--model") + 1] = "mockllm/model"
     result, calls = run_command(command, constant("3"), tmp_path / "mockllm", expect_success=False)
     output = result.stdout + result.stderr
@@ -144,7 +145,7 @@ def test_providers_without_logprobs_get_one_clear_error(tmp_path):
     assert "Traceback" not in output and calls == []
 
     # A server not known in advance to lack them is found out on its first answer; the run stops there.
-    command = eval_command("coeval_tasks/eli5", folder, "n=1", "mode=direct", "scoring=logprobs")
+    command = eval_command("coeval_tasks/eli5", folder, "n=1", "mode=direct", "scoring=logprobs", display="plain")
     result, calls = run_command(command, constant("3"), tmp_path / "server", expect_success=False)
     output = " ".join((result.stdout + result.stderr).split())  # rich wraps the message
     assert "scoring=logprobs needs top log-probabilities, but openai-api/fakejudge/judge returns none" in output

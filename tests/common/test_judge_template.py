@@ -114,7 +114,7 @@ def test_dhp_and_fbi_with_templates_end_to_end_and_in_the_report(tmp_path, dhp_d
     ]  # fmt: skip
     with serve(judge) as (url, calls), patch.dict(os.environ, {"INSPECT_CACHE_DIR": str(tmp_path / "cache")}):
         model = get_model("openai-api/fakejudge/judge", base_url=url, api_key="test", memoize=False)
-        logs = inspect_eval(tasks, model=model, log_dir=str(tmp_path / "logs"), log_format="json", display="none")
+        logs = inspect_eval(tasks, model=model, log_dir=str(tmp_path / "logs"), log_format="json", display="log")
     assert [log.status for log in logs] == ["success"] * 3
     prompts = [call["messages"][-1]["content"] for call in calls]
     assert all(prompt.startswith(("Judge the ", "Question: ", "Be strict.")) for prompt in prompts)

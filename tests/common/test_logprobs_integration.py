@@ -70,7 +70,7 @@ def test_dhp_reads_expected_ratings_and_counts_low_mass_as_parse_failures(tmp_pa
     # The stored log-probabilities are all the scorer needs: re-read them with another min_mass.
     command = [
         INSPECT, "score", log.location, "--scorer", "scorers/mean_ratings", "-S", "min_mass=0.01",
-        "--action", "overwrite", "--output-file", str(tmp_path / "rescored.json"), "--display", "plain",
+        "--action", "overwrite", "--output-file", str(tmp_path / "rescored.json"), "--display", "log",
     ]  # fmt: skip
     _, calls = run_command(command, constant("3"), tmp_path)
     assert calls == []
@@ -82,13 +82,15 @@ def test_dhp_reads_expected_ratings_and_counts_low_mass_as_parse_failures(tmp_pa
 
 def test_a_server_without_logprobs_gets_one_clear_error(tmp_path, dhp_data):
     folder = dhp_data("storycloze")
-    command = eval_command("dhp_tasks/storycloze", f"data_dir={folder}", "n=1", "scoring=logprobs")
+    command = eval_command("dhp_tasks/storycloze", f"data_dir={folder}", "n=1", "scoring=logprobs", display="plain")
     result, _ = run_command(command, constant("3"), tmp_path, expect_success=False)
     assert "scoring=logprobs needs top log-probabilities" in result.stdout + result.stderr
 
 
 def test_a_provider_known_to_lack_logprobs_is_refused_at_task_creation(tmp_path, dhp_data):
-    command = eval_command("dhp_tasks/storycloze", f"data_dir={dhp_data('storycloze')}", "n=1", "scoring=logprobs")
+    command = eval_command(
+        "dhp_tasks/storycloze", f"data_dir={dhp_data('storycloze')}", "n=1", "scoring=logprobs", display="plain"
+    )
     command[command.index("--model") + 1] = "mockllm/model"
     result, calls = run_command(command, constant("3"), tmp_path, expect_success=False)
     output = result.stdout + result.stderr
@@ -149,7 +151,7 @@ def test_adherence_logprobs_on_yes_no_and_rating_questions(tmp_path):
 def test_adherence_setting_perplexity_points_to_scoring_perplexity(tmp_path):
     """Version 4 moved the likelihood setting to the option every suite names it by; the old spelling says so."""
     folder = data_folder("human", "summeval")
-    command = eval_command("adherence_tasks/summeval", f"data_dir={folder}", "setting=perplexity")
+    command = eval_command("adherence_tasks/summeval", f"data_dir={folder}", "setting=perplexity", display="plain")
     result, calls = run_command(command, constant("3"), tmp_path, expect_success=False)
     output = result.stdout + result.stderr
     assert "pass -T scoring=perplexity" in output and "Traceback" not in output and calls == []

@@ -83,5 +83,5 @@ def test_the_hook_counts_the_samples_as_they_end_and_does_not_read_the_log_back(
     task = Task(
         dataset=[Sample(input="a"), Sample(input="b")], solver=no_judge(), scorer=reads_answers(), name="standin"
     )
-    inspect_eval(task, model="mockllm/model", log_dir=str(tmp_path), display="none")
+    inspect_eval(task, model="mockllm/model", log_dir=str(tmp_path), display="log")
     assert "standin: 2 of 4 judge answers (50%) did not parse" in caplog.text

@@ -16,7 +16,7 @@ def run_with_likelihoods(tmp_path, logprob, *task_args: str):
     options = task_options(*task_args, "scoring=perplexity")
     with fake_completions.serve(logprob=logprob) as (url, calls):
         env = {"FAKEVLLM_BASE_URL": url, "FAKEVLLM_API_KEY": "test"}
-        run_cli([*command, *options, "--log-format", "json", "--display", "plain"], tmp_path, env)
+        run_cli([*command, *options, "--log-format", "json", "--display", "log"], tmp_path, env)
     return only_log(tmp_path / "logs"), calls
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import threading
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from dhp_tasks.definition import DHP
 from dhp_tasks.perturbations import PERTURBATIONS
 from judge_data.inspect_private import PrerequisiteError
 from scorers.discernment import discernment
-from tests.support.commands import INSPECT, create_task
+from tests.support.commands import INSPECT, create_task, side_by_side
 from tests.support.fake_judge import constant, judged_text, knows_originals
 from tests.support.inspect_runs import eval_command, eval_in_process, metrics_of, originals_of, run_command, run_inspect
 
@@ -23,7 +24,8 @@ pytestmark = pytest.mark.integration
 
 
 def test_constant_judge_has_no_discernment(tmp_path, dhp_data):
-    log, calls = run_inspect(
+    """Run in this process: the rule-based rows and inspect score tests below run the command line."""
+    log, calls = eval_in_process(
         "dhp_tasks/summeval", constant("3"), tmp_path, f"data_dir={dhp_data('summeval')}", "n=5", "repeats=2"
     )
     metrics = metrics_of(log)
@@ -229,7 +231,7 @@ def test_two_epochs_keep_every_parse_failure(tmp_path, dhp_data):
 def _rescore(tmp_path: Path, log_path: Path, output: Path) -> tuple[EvalLog, list[dict]]:
     command = [
         INSPECT, "score", str(log_path), "--scorer", "scorers/mean_ratings", "--action", "overwrite",
-        "--output-file", str(output), "--display", "plain",
+        "--output-file", str(output), "--display", "log",
     ]  # fmt: skip
     _, calls = run_command(command, constant("3"), tmp_path)
     return read_eval_log(str(output)), calls
@@ -243,10 +245,6 @@ def test_inspect_score_reparses_a_log_without_calling_the_judge(tmp_path, dhp_da
     )  # fmt: skip
     assert metrics_of(log)["D/typos"] == 0.0
 
-    same, calls = _rescore(tmp_path, Path(log.location), tmp_path / "same.json")
-    assert calls == []
-    assert metrics_of(same) == pytest.approx(metrics_of(log), nan_ok=True)
-
     # Stored raw answers are all the scorer needs: rewrite them as a judge that saw the damage would have answered.
     raw = json.loads(Path(log.location).read_text())
     for sample in raw["samples"]:
@@ -256,8 +254,14 @@ def test_inspect_score_reparses_a_log_without_calling_the_judge(tmp_path, dhp_da
         stored["fluency"] = ["no idea"]
     edited = tmp_path / "edited.json"
     edited.write_text(json.dumps(raw))
-    rescored, calls = _rescore(tmp_path, edited, tmp_path / "rescored.json")
+    # the log as it is and the edited one, rescored side by side
+    (same, calls), (rescored, edited_calls) = side_by_side(
+        partial(_rescore, tmp_path / "same", Path(log.location), tmp_path / "same.json"),
+        partial(_rescore, tmp_path / "edited", edited, tmp_path / "rescored.json"),
+    )
     assert calls == []
+    assert metrics_of(same) == pytest.approx(metrics_of(log), nan_ok=True)
+    assert edited_calls == []
     metrics = metrics_of(rescored)
     assert metrics["p/typos/coherence"] == pytest.approx(1 / 16)
     assert math.isnan(metrics["p/typos/fluency"]) and metrics["n_metrics_without_pairs/typos"] == 1

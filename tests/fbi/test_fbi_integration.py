@@ -71,8 +71,9 @@ def test_judge_that_knows_gold_never_fails_single(tmp_path, fbi_data):
 
 
 def test_constant_pairwise_judge_fails_every_item(tmp_path, fbi_data):
-    """Always answering A picks gold in one order and the perturbed answer in the other: every item flips."""
-    log, calls = run_inspect(
+    """Always answering A picks gold in one order and the perturbed answer in the other: every item flips (in this
+    process: test_explanation_checker_role runs the command line)."""
+    log, calls = eval_in_process(
         "fbi_tasks/pairwise", constant("[[A]]"), tmp_path, f"data_dir={fbi_data}", CAP, "strategy=pairwise_star"
     )
     metrics = metrics_of(log)

@@ -83,7 +83,7 @@ def stand_in_logprob(originals: set[str]):
 
 def run_inspect_likelihood(tmp_path: Path, url: str, task: str, *task_args: str):
     command = [INSPECT, "eval", task, "--model", "openai-api-completions/fakevllm/judge", *task_options(*task_args)]
-    command += ["--log-format", "json", "--display", "plain"]
+    command += ["--log-format", "json", "--display", "log"]
     run_cli(command, tmp_path, {"FAKEVLLM_BASE_URL": url, "FAKEVLLM_API_KEY": "test"})
     return only_log(tmp_path / "logs")
 

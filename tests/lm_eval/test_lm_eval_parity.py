@@ -13,6 +13,7 @@ import math
 import re
 import threading
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +32,7 @@ from tests.adherence.test_adherence_integration import knows_the_humans, unambig
 from tests.coeval.test_coeval_criteria import coeval_folder, minilm  # noqa: F401 (minilm is a fixture)
 from tests.conftest import data_folder
 from tests.dhp.test_discernment import median_centred_bounds, slow_bootstrap
+from tests.support.commands import side_by_side
 from tests.support.fake_judge import Answer, judged_text, reads_request, serve
 from tests.support.inspect_runs import metrics_of, originals_of, run_inspect
 from tests.support.lm_eval_runs import compare, lm_eval_metrics, print_rows, run_lm_eval, run_lm_eval_chat, same
@@ -119,20 +121,26 @@ def test_lm_eval_and_inspect_report_the_same_numbers(tmp_path, dhp_data, fbi_dat
             "setting=rubric",
         ),
     }
-    inspect_logs, inspect_prompts = {}, {}
-    started = time.perf_counter()
-    for name, (task, *args) in runs.items():
-        inspect_logs[name], calls = run_inspect(task, judge, tmp_path / "inspect" / name, *args)
-        inspect_prompts[name] = {json.dumps(call["messages"]) for call in calls}
-    inspect_seconds = time.perf_counter() - started
-    inspect_metrics = {name: metrics_of(log) for name, log in inspect_logs.items()}
-
     metadata = {
         "dhp_storycloze": {"data_dir": str(storycloze), "n": 4},
         "fbi": {"data_dir": str(fbi_data), "per_category": 1},
         "adherence_summeval_rubric": {"data_dir": str(summeval), "n": 20, "seed": seed},
     }
-    results, calls, lm_eval_seconds = run_lm_eval_chat(judge, list(runs), metadata, tmp_path)
+    started = time.perf_counter()
+    (results, calls, lm_eval_seconds), *inspect_runs = side_by_side(
+        partial(run_lm_eval_chat, judge, list(runs), metadata, tmp_path),
+        *(
+            partial(run_inspect, task, judge, tmp_path / "inspect" / name, *args)
+            for name, (task, *args) in runs.items()
+        ),
+    )
+    both_seconds = time.perf_counter() - started
+    inspect_logs = {name: log for name, (log, _) in zip(runs, inspect_runs, strict=True)}
+    inspect_prompts = {
+        name: {json.dumps(call["messages"]) for call in inspect_calls}
+        for name, (_, inspect_calls) in zip(runs, inspect_runs, strict=True)
+    }
+    inspect_metrics = {name: metrics_of(log) for name, log in inspect_logs.items()}
 
     lm_eval_prompts = {json.dumps(call["messages"]) for call in calls}
     assert lm_eval_prompts == set().union(*inspect_prompts.values())
@@ -143,7 +151,7 @@ def test_lm_eval_and_inspect_report_the_same_numbers(tmp_path, dhp_data, fbi_dat
         rows += compare(inspect_metrics[name], results, name)
         assert results["versions"][name] == TASKS[name].version
     print_rows(rows)
-    print(f"wall time: inspect {inspect_seconds:.1f} s (4 runs), lm_eval {lm_eval_seconds:.1f} s (one run)")
+    print(f"wall time: lm_eval {lm_eval_seconds:.1f} s (one run), {both_seconds:.1f} s with inspect's 4 beside it")
 
     # lm-eval's usual keys, so leaderboards that read its results JSON take these as they are; a custom
     # aggregation has no stderr in lm-eval (the rates' bootstrap intervals are metrics of their own)
@@ -238,13 +246,15 @@ def test_lm_eval_and_inspect_report_the_same_coeval_numbers(tmp_path, minilm):  
         ),
         "coeval_eli5_direct": ("coeval_tasks/eli5", f"data_dir={eli5}", "mode=direct", "n=20"),
     }
-    inspect_metrics, inspect_calls = {}, []
+    # inspect's two runs side by side (they ask different prompts), lm-eval's after them: the judge's sampled lists
+    # follow the order in which each prompt is asked
     started = time.perf_counter()
-    for name, (task, *args) in runs.items():
-        log, calls = run_inspect(task, judge, tmp_path / "inspect" / name, *args)
-        inspect_metrics[name] = metrics_of(log)
-        inspect_calls += calls
+    inspect_runs = side_by_side(
+        *(partial(run_inspect, task, judge, tmp_path / "inspect" / name, *args) for name, (task, *args) in runs.items())
+    )
     inspect_seconds = time.perf_counter() - started
+    inspect_metrics = {name: metrics_of(log) for name, (log, _) in zip(runs, inspect_runs, strict=True)}
+    inspect_calls = [call for _, calls in inspect_runs for call in calls]
 
     metadata = {
         "coeval_criteria_self_instruct": {"data_dir": str(instructions), "n": 4, "samples": 3, "embedder": minilm},
@@ -268,7 +278,9 @@ def test_lm_eval_and_inspect_report_the_same_coeval_numbers(tmp_path, minilm):  
         rows += compare(inspect_metrics[name], results, name)
         assert results["versions"][name] == TASKS[name].version
     print_rows(rows)
-    print(f"wall time: inspect {inspect_seconds:.1f} s (2 runs), lm_eval {lm_eval_seconds:.1f} s (one run)")
+    print(
+        f"wall time: inspect {inspect_seconds:.1f} s (2 runs side by side), lm_eval {lm_eval_seconds:.1f} s (one run)"
+    )
 
     criteria = lm_eval_metrics(results, "coeval_criteria_self_instruct")
     assert 0.5 < criteria["cc"] < 1  # the reworded lists pull it below one
@@ -378,26 +390,28 @@ def test_lm_eval_and_inspect_report_the_same_numbers_on_custom_data(tmp_path):
         "adherence_custom_rubric": ("adherence_tasks/custom", f"data_dir={folder}", "setting=rubric"),
         "coeval_custom_direct": ("coeval_tasks/custom", f"data_dir={folder}", "mode=direct"),
     }
-    inspect_metrics, inspect_prompts = {}, set()
-    started = time.perf_counter()
-    for name, (task, *args) in runs.items():
-        log, calls = run_inspect(task, judge, tmp_path / "inspect" / name, *args)
-        inspect_metrics[name] = metrics_of(log)
-        inspect_prompts |= {json.dumps(call["messages"]) for call in calls}
-    inspect_seconds = time.perf_counter() - started
-
     metadata = {
         "dhp_custom": {"data_dir": str(dhp_folder), "metrics": "coherence,fluency", "perturbations": perturbations},
         "adherence_custom_rubric": {"data_dir": str(folder)},
         "coeval_custom_direct": {"data_dir": str(folder)},
     }
-    results, calls, lm_eval_seconds = run_lm_eval_chat(judge, list(runs), metadata, tmp_path)
+    started = time.perf_counter()
+    (results, calls, lm_eval_seconds), *inspect_runs = side_by_side(
+        partial(run_lm_eval_chat, judge, list(runs), metadata, tmp_path),
+        *(
+            partial(run_inspect, task, judge, tmp_path / "inspect" / name, *args)
+            for name, (task, *args) in runs.items()
+        ),
+    )
+    both_seconds = time.perf_counter() - started
+    inspect_metrics = {name: metrics_of(log) for name, (log, _) in zip(runs, inspect_runs, strict=True)}
+    inspect_prompts = {json.dumps(call["messages"]) for _, inspect_calls in inspect_runs for call in inspect_calls}
 
     assert {json.dumps(call["messages"]) for call in calls} == inspect_prompts
     assert len(calls) == 5 * 3 * 2 * 5 + 16 * 2 + 16
     rows = [row for name in runs for row in compare(inspect_metrics[name], results, name)]
     print_rows(rows)
-    print(f"wall time: inspect {inspect_seconds:.1f} s (3 runs), lm_eval {lm_eval_seconds:.1f} s (one run)")
+    print(f"wall time: lm_eval {lm_eval_seconds:.1f} s (one run), {both_seconds:.1f} s with inspect's 3 beside it")
 
     # the metrics named by the data are reported, with their directions
     dhp = lm_eval_metrics(results, "dhp_custom")
@@ -429,38 +443,45 @@ def tying_fbi_judge(prompt: str) -> str:
 
 @pytest.mark.parametrize("paradigm, lm_eval_task", [("single", "fbi_single_vanilla"), ("pairwise", "fbi_pairwise")])
 def test_lm_eval_checks_explanations_as_inspect_does(tmp_path, fbi_data, paradigm, lm_eval_task):
-    log, inspect_calls = run_inspect(
-        f"fbi_tasks/{paradigm}",
-        tying_fbi_judge,
-        tmp_path / "inspect",
-        f"data_dir={fbi_data}",
-        "per_category=1",
-        extra_args=("--model-role", "explanation_checker=openai-api/fakejudge/checker"),
+    def judge_then_check() -> tuple[dict, list[dict], float]:
+        """lm-eval's two runs, the judge's and then the checker's on its logged samples."""
+        started = time.perf_counter()
+        model = "local-chat-completions"
+        with serve(tying_fbi_judge) as (url, calls):
+            (tmp_path / "judge").mkdir()
+            run_lm_eval(
+                [lm_eval_task],
+                {"data_dir": str(fbi_data), "per_category": 1},
+                tmp_path / "judge",
+                model,
+                f"model=judge,base_url={url}/chat/completions,num_concurrent=1",
+                ("--apply_chat_template", "--log_samples"),
+            )
+            [samples] = (tmp_path / "judge").rglob(f"samples_{lm_eval_task}_*.jsonl")
+            (tmp_path / "check").mkdir()
+            results = run_lm_eval(
+                ["fbi_explanations"],
+                {"judgments": str(samples)},
+                tmp_path / "check",
+                model,
+                f"model=checker,base_url={url}/chat/completions,num_concurrent=1",
+                ("--apply_chat_template",),
+            )
+        return results, calls, time.perf_counter() - started
+
+    (results, calls, lm_eval_seconds), (log, inspect_calls) = side_by_side(
+        judge_then_check,
+        partial(
+            run_inspect,
+            f"fbi_tasks/{paradigm}",
+            tying_fbi_judge,
+            tmp_path / "inspect",
+            f"data_dir={fbi_data}",
+            "per_category=1",
+            extra_args=("--model-role", "explanation_checker=openai-api/fakejudge/checker"),
+        ),
     )
     ours = metrics_of(log)
-    started = time.perf_counter()
-    model = "local-chat-completions"
-    with serve(tying_fbi_judge) as (url, calls):
-        (tmp_path / "judge").mkdir()
-        run_lm_eval(
-            [lm_eval_task],
-            {"data_dir": str(fbi_data), "per_category": 1},
-            tmp_path / "judge",
-            model,
-            f"model=judge,base_url={url}/chat/completions,num_concurrent=1",
-            ("--apply_chat_template", "--log_samples"),
-        )
-        [samples] = (tmp_path / "judge").rglob(f"samples_{lm_eval_task}_*.jsonl")
-        (tmp_path / "check").mkdir()
-        results = run_lm_eval(
-            ["fbi_explanations"],
-            {"judgments": str(samples)},
-            tmp_path / "check",
-            model,
-            f"model=checker,base_url={url}/chat/completions,num_concurrent=1",
-            ("--apply_chat_template",),
-        )
-    lm_eval_seconds = time.perf_counter() - started
 
     checks = {json.dumps(call["messages"]) for call in inspect_calls if call["model"] == "checker"}
     assert {json.dumps(call["messages"]) for call in calls if call["model"] == "checker"} == checks

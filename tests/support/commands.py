@@ -7,8 +7,10 @@ import importlib
 import os
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from inspect_ai import Task
 from inspect_ai.log import EvalLog, read_eval_log
@@ -49,6 +51,15 @@ def run_cli(
     if expect_success:
         assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-5000:]
     return result
+
+
+def side_by_side(*runs: Callable[[], Any]) -> list[Any]:
+    """Call ``runs`` four at a time, in threads, and return their results in order (the first failure is raised).
+    For commands that share no files and whose stand-in judges answer by the prompt alone: a command is mostly its
+    subprocess's start-up and imports, which two cores overlap."""
+    with ThreadPoolExecutor(max_workers=min(len(runs), 4)) as pool:
+        started = [pool.submit(run) for run in runs]
+        return [run.result() for run in started]
 
 
 def one_clean_message(result: subprocess.CompletedProcess) -> str:

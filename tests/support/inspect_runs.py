@@ -26,9 +26,12 @@ def run_command(
     return result, calls
 
 
-def eval_command(task: str, *task_args: str, extra_args: tuple[str, ...] = ()) -> list[str]:
+def eval_command(task: str, *task_args: str, extra_args: tuple[str, ...] = (), display: str = "log") -> list[str]:
+    """``inspect eval TASK`` against the fake judge. The ``log`` display, because the tests read the log: the
+    rich and plain displays draw the metrics table at the end of a run, seconds for a suite with a hundred metrics;
+    a test of what a failing run prints asks for ``plain``, the display it checks."""
     return [
-        INSPECT, "eval", task, "--model", "openai-api/fakejudge/judge", "--log-format", "json", "--display", "plain",
+        INSPECT, "eval", task, "--model", "openai-api/fakejudge/judge", "--log-format", "json", "--display", display,
         *task_options(*task_args), *extra_args,
     ]  # fmt: skip
 
@@ -68,7 +71,7 @@ def eval_in_process(
                 model_roles={role: fake(name) for role, name in (roles or {}).items()} or None,
                 log_dir=str(tmp_path / "logs"),
                 log_format="json",
-                display="none",
+                display="log",  # "none" still draws the metrics table, unseen: see eval_command
                 **options,
             )
     return only_log(tmp_path / "logs"), calls
