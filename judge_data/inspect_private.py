@@ -12,7 +12,7 @@ from typing import Any
 from inspect_ai._eval.loader import scorer_from_spec
 from inspect_ai._util.config import parse_cli_args
 from inspect_ai._util.error import PrerequisiteError
-from inspect_ai._util.registry import registry_lookup
+from inspect_ai._util.registry import registry_lookup, registry_params
 from inspect_ai.model._model import active_model
 from inspect_ai.model._providers.openai_compatible import OpenAICompatibleAPI
 from inspect_ai.model._providers.openai_compatible_completions import OpenAICompatibleCompletionsAPI
@@ -32,6 +32,7 @@ __all__ = [
     "is_hf_api",
     "parse_cli_args",
     "registry_lookup",
+    "registry_params",
     "scorer_from_spec",
 ]
 

@@ -115,7 +115,14 @@ def _run(tmp_path: Path, url: str) -> subprocess.Popen:
         stderr=subprocess.STDOUT,
         text=True,
         start_new_session=True,
+        preexec_fn=_default_interrupt,
     )
+
+
+def _default_interrupt() -> None:
+    """SIGINT as a terminal delivers it, even where this process ignores it (a shell's background job does): a
+    child started with SIGINT ignored keeps ignoring it, and the interrupted run would go on to the end."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @pytest.mark.integration

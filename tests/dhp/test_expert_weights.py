@@ -86,9 +86,9 @@ def test_bad_weights_are_refused_at_task_creation(tmp_path, votes, shown):
 def test_weights_travel_in_the_samples_and_equal_the_old_logs_parameter(tmp_path):
     """Each perturbed sample carries its perturbation's weights and the metric's parameters none (inspect writes them
     with every displayed value); a log written before, whose metric holds the weights, gives the same numbers."""
-    from inspect_ai._util.registry import registry_params
     from inspect_ai.scorer import SampleScore, Score
 
+    from judge_data.inspect_private import registry_params
     from scorers.dhp import EXPERT_WEIGHTS_KEY, dhp_discernment
 
     rows = "".join(
