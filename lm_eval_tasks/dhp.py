@@ -54,7 +54,6 @@ def build_documents(task: LmEvalTask, options: dict[str, Any]) -> list[dict[str,
         "task": task.name,
         "kind": kind.name,
         "metrics": meta["metrics"],
-        "expert_weights": meta["expert_weights"],
         "combine": meta["combine"],
         "low": kind.prompt.low,
         "high": kind.prompt.high,
@@ -89,7 +88,7 @@ def metrics(settings: Mapping[str, Any], samples: Sequence[SampleAnswers]) -> di
                 pair for rating in ratings.values() for pair in zip(rating["answers"], rating["scores"], strict=True)
             ]
         warn_on_unparsed(settings, read)
-    report, notes = discernment_metrics(values, names, settings["expert_weights"], settings["combine"])
+    report, notes = discernment_metrics(values, names, combine=settings["combine"])
     for note in notes:
         logger.warning("%s: %s", settings["task"], note)
     return report

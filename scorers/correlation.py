@@ -185,10 +185,13 @@ def _gathered_correlations(
     """Each method on the drawn scores themselves, for pairs too varied for tables: Pearson by
     :func:`pearson_rows` (or :func:`pearson_of_finite_pairs` where a score is missing), Spearman on ranks from
     counts, Kendall by scipy, which sorts each resample."""
+    complete = bool(np.isfinite(judge).all() and np.isfinite(human).all())
+    if not complete and set(methods) != {"pearson"}:
+        raise ValueError("past the table budget only Pearson takes pairs with a missing score; pass finite pairs")
     judge_drawn, human_drawn = judge[indices], human[indices]
     gathered: dict[Method, np.ndarray] = {}
     for method in methods:
-        if method == "pearson" and not (np.isfinite(judge).all() and np.isfinite(human).all()):
+        if method == "pearson" and not complete:
             gathered[method] = pearson_of_finite_pairs(judge_drawn, human_drawn)
         elif method == "pearson":
             gathered[method] = pearson_rows(judge_drawn, human_drawn)
@@ -224,7 +227,8 @@ def resampled_correlations(
 ) -> dict[Method, np.ndarray]:
     """The paired bootstrap distribution of each method (``scipy.stats.bootstrap(...).bootstrap_distribution`` with
     the same resamples and statistic), for all resamples at once; a pair with a missing score (NaN) counts for no
-    method, and a resample with fewer than :data:`MIN_PAIRS` pairs or a constant side is NaN."""
+    method (past the table budget, only Pearson takes such pairs), and a resample with fewer than
+    :data:`MIN_PAIRS` pairs or a constant side is NaN."""
     indices = resample_indices(judge.size, n_resamples, seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -57,7 +57,7 @@ def dhp_discernment(
     and parse failures.
 
     The expert weights come from each perturbed sample's metadata (:data:`EXPERT_WEIGHTS_KEY`); ``expert_weights``
-    is for logs written before they moved there (DHP version 6 and earlier), whose metric carries them.
+    is for logs written by earlier releases, whose metric carries them (the version did not change: same numbers).
 
     Copes with partial results (inspect computes metrics while a run is in progress): items whose
     original or perturbed variant is not scored yet simply do not form pairs. Parse failures are

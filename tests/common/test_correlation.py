@@ -277,3 +277,13 @@ def test_resamples_without_a_pair_are_undefined():
     human = np.array([np.nan, 2.0, np.nan, 4.0])
     resampled = resampled_correlations(judge, human, n_resamples=20)
     assert all(np.isnan(values).all() and values.shape == (20,) for values in resampled.values())
+
+
+def test_past_the_table_budget_only_pearson_takes_missing_scores(monkeypatch):
+    import scorers.correlation as correlation_module
+
+    monkeypatch.setattr(correlation_module, "MAX_TABLE_CELLS", 0)
+    judge, human = np.array([1.0, 2.0, np.nan, 4.0, 5.0]), np.array([2.0, 1.0, 3.0, 5.0, 4.0])
+    assert correlation_module.resampled_correlations(judge, human, ("pearson",), 10)["pearson"].shape == (10,)
+    with pytest.raises(ValueError, match="only Pearson takes pairs with a missing score"):
+        correlation_module.resampled_correlations(judge, human, ("pearson", "spearman"), 10)
