@@ -16,11 +16,19 @@ from inspect_ai.solver import TaskState
 
 from dhp_tasks.data import DATASETS
 from dhp_tasks.definition import DHP_GRADER
-from dhp_tasks.dhp import _task, paper_dataset_items
+from dhp_tasks.dhp import _task, build_samples, paper_dataset_items
 from dhp_tasks.prompts import TEXT_KINDS
+from scorers.consistency import grade_consistency
 from scorers.discernment import Combination
-from scorers.grader import GRADE, grader_grades
-from solvers.grader import grade_submissions, grader_metadata, load_grader, scorer_arguments
+from scorers.grader import GRADE, grader_grades, scorer_error_count
+from solvers.grader import (
+    check_template,
+    grade_submissions,
+    grader_metadata,
+    load_grader,
+    scorer_arguments,
+    shared_metadata,
+)
 
 DEFAULTS = DHP_GRADER.task_defaults("grader")
 
@@ -60,6 +68,9 @@ def grader(
     items, variants, chosen, metadata = paper_dataset_items(chosen_dataset, data_dir, n, seed, perturbations, suite)
     criteria = "\n".join(f"{c.title}: {c.definition}" for c in TEXT_KINDS[chosen_dataset.kind].criteria)
     originals = {item.id: item.text for item in items}
+    weights = {perturbation.id: {GRADE: 1.0} for perturbation in chosen}
+    samples = build_samples(items, variants, chosen, f"grader_{dataset}", weights)
+    check_template(str(scorer), arguments, shared_metadata(samples))
 
     def scorer_target(state: TaskState) -> Target:
         if target == "criteria":
@@ -74,7 +85,7 @@ def grader(
         grade_submissions(_submission, grading, scorer_target, _context if input == "context" else _no_input),
         grader_grades(),
         [GRADE],
-        {perturbation.id: {GRADE: 1.0} for perturbation in chosen},
+        weights,
         combine,
         {
             **metadata,
@@ -87,4 +98,5 @@ def grader(
             "input": input,
         },
         version=DHP_GRADER.version,
+        extra_metrics=[scorer_error_count(), grade_consistency([GRADE])],
     )

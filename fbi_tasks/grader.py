@@ -17,8 +17,16 @@ from inspect_ai.solver import TaskState
 
 from fbi_tasks.definition import FBI_GRADER
 from fbi_tasks.fbi import item_sample, select_items
+from scorers.consistency import grade_consistency
 from scorers.grader import grader_blind_spot_rates, grader_blind_spots
-from solvers.grader import grade_submissions, grader_metadata, load_grader, scorer_arguments
+from solvers.grader import (
+    check_template,
+    grade_submissions,
+    grader_metadata,
+    load_grader,
+    scorer_arguments,
+    shared_metadata,
+)
 
 DEFAULTS = FBI_GRADER.task_defaults("grader")
 
@@ -56,11 +64,13 @@ def grader(
     arguments = scorer_arguments(scorer_args)
     grading = load_grader(scorer, arguments)
     selection, source = select_items(options)
+    samples = [item_sample(item) for item in selection.items]
+    check_template(str(scorer), arguments, shared_metadata(samples))
     return Task(
-        dataset=MemoryDataset([item_sample(item) for item in selection.items], name="fbi_grader"),
+        dataset=MemoryDataset(samples, name="fbi_grader"),
         solver=grade_submissions(_submissions, grading, _gold_target if target == "gold" else _no_target),
         scorer=grader_blind_spots(),
-        metrics=[grader_blind_spot_rates()],
+        metrics=[grader_blind_spot_rates(), grade_consistency(["gold_score", "perturbed_score"])],
         name="fbi_grader",
         version=FBI_GRADER.version,
         metadata={

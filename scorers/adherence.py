@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -14,7 +13,7 @@ from inspect_ai.solver import TaskState
 
 from scorers.correlation import CONSTANT_JUDGE, CriterionScores, agreement_report, undefined_reasons
 from scorers.system_agreement import SYSTEM_JUDGE_CONSTANT, system_agreement
-from scorers.unparsed import register_warning_hook, unparsed_record
+from scorers.unparsed import MetricNotes, register_warning_hook, unparsed_record
 from scorers.values import JSON_FALLBACKS, as_float, json_fallbacks
 from solvers.judge import PROMPTS_STORE_KEY, SAMPLES_STORE_KEY
 from solvers.reading.formats import AnswerFormat
@@ -27,8 +26,6 @@ from solvers.reading.logprobs import (
     stored_rating,
 )
 from solvers.reading.shapes import YES_NO, AnswerShape, Reading, read_answer
-
-logger = logging.getLogger(__name__)
 
 PARSE_FAILURES = "parse_failures"
 
@@ -162,7 +159,7 @@ def human_agreement(criteria: Sequence[CriterionSpec]) -> Metric:
     yet, or whose answer did not parse, simply form no pair. Criteria whose correlation is undefined
     are NaN, counted in ``undefined``, and named once in the task's output.
     """
-    reported: set[tuple[str, str]] = set()
+    said = MetricNotes()
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         report, scored, notes = agreement_metrics(
@@ -179,10 +176,7 @@ def human_agreement(criteria: Sequence[CriterionSpec]) -> Metric:
             for name, reason in notes.items()
             if name == "system_tau" and SYSTEM_JUDGE_CONSTANT in reason
         ]
-        for subject, reason in warnings:
-            if (subject, reason) not in reported:
-                reported.add((subject, reason))
-                logger.warning("%s is undefined (NaN): %s", subject, reason)
+        said.latest(scores, [f"{subject} is undefined (NaN): {reason}" for subject, reason in warnings])
         return report
 
     return compute
