@@ -51,15 +51,28 @@ def label_scale(labels: Sequence[float]) -> LabelScale:
     return "ordinal" if distinct.size <= MAX_LEVELS else "numeric"
 
 
+def _padded(values: Sequence[Sequence[float]]) -> np.ndarray:
+    """``(items, longest)``: each item's values, NaN-padded."""
+    width = max((len(row) for row in values), default=0)
+    matrix = np.full((len(values), width), np.nan)
+    for item, row in enumerate(values):
+        matrix[item, : len(row)] = row
+    return matrix
+
+
 def pair_tables(first: Sequence[Sequence[float]], second: Sequence[Sequence[float]], levels: np.ndarray) -> np.ndarray:
     """``(items, K, K)``: for each item, how often each (first value, second value) pair occurs among every value of
     ``first[i]`` paired with every value of ``second[i]`` (NaN values left out). Values must be among ``levels``."""
     tables = np.zeros((len(first), levels.size, levels.size))
-    for item, (ours, theirs) in enumerate(zip(first, second, strict=True)):
-        rows = np.searchsorted(levels, [value for value in ours if math.isfinite(value)])
-        columns = np.searchsorted(levels, [value for value in theirs if math.isfinite(value)])
-        if rows.size and columns.size:
-            np.add.at(tables[item], (np.repeat(rows, columns.size), np.tile(columns, rows.size)), 1.0)
+    ours, theirs = _padded(first), _padded(second)
+    if len(ours) != len(theirs):
+        raise ValueError(f"{len(ours)} items on one side, {len(theirs)} on the other")
+    items = np.arange(len(ours))
+    for row in ours.T:
+        for column in theirs.T:
+            both = np.isfinite(row) & np.isfinite(column)
+            cells = (items[both], np.searchsorted(levels, row[both]), np.searchsorted(levels, column[both]))
+            np.add.at(tables, cells, 1.0)
     return tables
 
 
@@ -230,20 +243,32 @@ def bootstrap(
     compute: Callable[[np.ndarray], np.ndarray], counts: np.ndarray, confidence: float = BOOTSTRAP_CONFIDENCE
 ) -> Estimate:
     """A statistic of item weights on all items (all weights 1) and its percentile interval over the item
-    resamples ``counts`` (:func:`item_resamples`). NaN bounds with the reason where the statistic is undefined, too
-    few items are drawn from, or more than 1 % of the resamples are undefined."""
-    n_items = counts.shape[1]
-    value = float(compute(np.ones((1, n_items)))[0])
+    resamples ``counts`` (:func:`item_resamples`), by :func:`estimate`."""
+    return estimate(compute(np.vstack([np.ones((1, counts.shape[1])), counts])), confidence)
+
+
+def estimate(values: np.ndarray, confidence: float = BOOTSTRAP_CONFIDENCE) -> Estimate:
+    """The statistic on all items (``values[0]``) and the percentile interval of its item resamples
+    (``values[1:]``). NaN bounds with the reason where the statistic is undefined, there are fewer than two
+    resamples, or more than 1 % of the resamples are undefined."""
+    value = float(values[0])
     if math.isnan(value):
         return Estimate(value, math.nan, math.nan, "undefined on these items")
-    if n_items < MIN_BOOTSTRAP_ITEMS or len(counts) < 2:
-        return Estimate(value, math.nan, math.nan, f"{n_items} item(s); the item bootstrap needs {MIN_BOOTSTRAP_ITEMS}")
-    resampled = compute(counts)
+    resampled = values[1:]
+    if resampled.size < 2:
+        return Estimate(value, math.nan, math.nan, f"{resampled.size} resample(s); an interval needs two")
     low, high = percentile_interval(resampled, confidence)
     if math.isnan(low):
         share = float(np.mean(~np.isfinite(resampled)))
         return Estimate(value, low, high, f"undefined in {share:.0%} of the item resamples")
     return Estimate(value, low, high)
+
+
+def _mean_of_defined(values: Sequence[np.ndarray]) -> np.ndarray:
+    """The mean over annotators of a statistic (one row of ``[all items, resamples...]`` each), over those defined on
+    all items: a resample where one of them is undefined is NaN, so every resample averages the same annotators."""
+    defined = [row for row in values if np.isfinite(row[0])]
+    return np.mean(defined, axis=0) if defined else np.full(len(values[0]) if values else 1, np.nan)
 
 
 def _named(metrics: dict[str, float], name: str, estimate: Estimate) -> None:
@@ -280,27 +305,24 @@ def label_agreement_report(
     if not names or n_items == 0:
         return metrics
     levels = items.levels
-    tables = items.grader_tables(levels)
-    counts = item_resamples(n_items, n_resamples, seed)
+    weights = np.vstack([np.ones((1, n_items)), item_resamples(n_items, n_resamples, seed)])
+    if n_items < MIN_BOOTSTRAP_ITEMS:
+        weights = weights[:1]
+    tables = weighted_tables(items.grader_tables(levels), weights)
     for name in names:
-        _named(metrics, name, bootstrap(table_statistic(tables, levels, STATISTICS[name]), counts))
+        _named(metrics, name, estimate(STATISTICS[name](tables, levels)))
     if len(items.annotators) < 2:
         return metrics
     loo = leave_one_out_tables(items, levels)
+    annotator_tables = [weighted_tables(table, weights) for table in loo.annotator]
+    grader_tables = [weighted_tables(table, weights) for table in loo.grader]
     for name in names:
-        humans = leave_one_out_statistic(loo.annotator, levels, STATISTICS[name])
-        grader = leave_one_out_statistic(loo.grader, levels, STATISTICS[name])
-        _named(metrics, f"{name}/{HUMANS}", bootstrap(humans, counts))
-        _named(metrics, f"{name}/{SAME_FOOTING}", bootstrap(grader, counts))
-        difference = bootstrap(_difference(grader, humans), counts)
-        _named(metrics, f"{name}/{FOOTING_DIFFERENCE}", difference)
+        humans = _mean_of_defined([STATISTICS[name](table, levels) for table in annotator_tables])
+        grader = _mean_of_defined([STATISTICS[name](table, levels) for table in grader_tables])
+        _named(metrics, f"{name}/{HUMANS}", estimate(humans))
+        _named(metrics, f"{name}/{SAME_FOOTING}", estimate(grader))
+        _named(metrics, f"{name}/{FOOTING_DIFFERENCE}", estimate(grader - humans))
     return metrics
-
-
-def _difference(
-    first: Callable[[np.ndarray], np.ndarray], second: Callable[[np.ndarray], np.ndarray]
-) -> Callable[[np.ndarray], np.ndarray]:
-    return lambda weights: first(weights) - second(weights)
 
 
 def majority_class_values(labels: np.ndarray, levels: np.ndarray) -> dict[str, float]:
