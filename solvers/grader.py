@@ -38,9 +38,10 @@ GRADES_STORE_KEY = "grader_grades"
 GRADER_MODELS_STORE_KEY = "grader_models"
 """Where :func:`grade_submissions` leaves the models the scorer called for the sample."""
 
-_grading_solvers = 0
-"""How many :func:`grade_submissions` solvers this process made: the grader tasks' scorers read grades a solver of
-their own run gave, so a process that made none (``inspect score`` on a finished log) has nothing to grade with."""
+_grader_tasks = 0
+"""How many grader tasks this process made (each records its grader, :func:`grader_metadata`, and grades with
+:func:`grade_submissions`): the grader tasks' scorers read grades their own run gave, so a process that made none
+(``inspect score`` on a finished log) has nothing to grade with."""
 
 TARGETS = ("gold", "none")
 """``-T target=``: the gold answer as the scorer's target, or an empty target for graders that need none."""
@@ -86,6 +87,7 @@ def arguments_hash(arguments: Mapping[str, Any]) -> str:
 
 def grader_metadata(scorer: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
     """The grader under test as the task metadata records it (``judge-report`` names the judge after it)."""
+    _grader_task_made()
     return {"scorer": scorer, "scorer_args": dict(arguments), "scorer_args_hash": arguments_hash(arguments)}
 
 
@@ -221,8 +223,13 @@ async def grade(
 
 
 def grading_in_this_process() -> bool:
-    """Whether this process made a grading solver, that is, whether a grader task runs here."""
-    return _grading_solvers > 0
+    """Whether this process made a grader task, that is, whether one runs here."""
+    return _grader_tasks > 0
+
+
+def _grader_task_made() -> None:
+    global _grader_tasks
+    _grader_tasks += 1
 
 
 def _raised_at(error: BaseException) -> str | None:
@@ -247,8 +254,7 @@ def grade_submissions(
     """Grade each named submission of the sample with ``grader`` (concurrently), given ``target(state)`` and, where
     ``question`` is given, ``question(state)`` as the input instead of the sample's; keep what it gave and the models
     it called in the store."""
-    global _grading_solvers
-    _grading_solvers += 1
+    _grader_task_made()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         named = dict(submissions(state))
