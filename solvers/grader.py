@@ -39,16 +39,18 @@ GRADER_MODELS_STORE_KEY = "grader_models"
 """Where :func:`grade_submissions` leaves the models the scorer called for the sample."""
 
 _grader_tasks = 0
-"""How many grader tasks this process made (each records its grader, :func:`grader_metadata`, and grades with
-:func:`grade_submissions`): the grader tasks' scorers read grades their own run gave, so a process that made none
-(``inspect score`` on a finished log) has nothing to grade with."""
+"""How many grader tasks this process made (each reads its scorer's arguments first, :func:`scorer_arguments`, and
+grades with :func:`grade_submissions`): the grader tasks' scorers read grades their own run gave, so a process that
+made none (``inspect score`` on a finished log) has nothing to grade with."""
 
 TARGETS = ("gold", "none")
 """``-T target=``: the gold answer as the scorer's target, or an empty target for graders that need none."""
 
 
 def scorer_arguments(value: str | Mapping[str, Any] | None) -> dict[str, Any]:
-    """``-T scorer_args``: a JSON object (inspect may already have parsed it), or a ``.json``/``.yaml`` file."""
+    """``-T scorer_args``: a JSON object (inspect may already have parsed it), or a ``.json``/``.yaml`` file. The first
+    thing a grader task does, so it also counts the task as made in this process (:func:`grading_in_this_process`)."""
+    _grader_task_made()
     if value is None or value == "":
         return {}
     if isinstance(value, Mapping):
@@ -87,7 +89,6 @@ def arguments_hash(arguments: Mapping[str, Any]) -> str:
 
 def grader_metadata(scorer: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
     """The grader under test as the task metadata records it (``judge-report`` names the judge after it)."""
-    _grader_task_made()
     return {"scorer": scorer, "scorer_args": dict(arguments), "scorer_args_hash": arguments_hash(arguments)}
 
 
