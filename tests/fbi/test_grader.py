@@ -15,7 +15,9 @@ from fbi_tasks.build import INSTRUCTIONS, read_suite
 from fbi_tasks.build import main as build_main
 from fbi_tasks.data import load_items
 from judge_data import DataError, OptionError
+from judge_report.items import headline_statistic, read_samples
 from judge_report.judges import judges_of
+from judge_report.references import column_references
 from judge_report.runs import Run, grader_name, read_runs
 from judge_report.tables import build_report
 from scorers.grader import grade_value
@@ -236,6 +238,11 @@ def test_model_graded_qa_on_dhp_texts(tmp_path, dhp_data):
     assert {task for task, _ in seen} == contexts
     assert all(criterion.startswith("Coherence: how well the sentences") for _, criterion in seen)
     assert log.eval.task == "dhp_grader_summeval" and log.eval.metadata["grader"]["scorer"] == "model_graded_qa"
+    (run,), _ = read_runs([tmp_path / "logs"])
+    statistic = headline_statistic(run, "dhp_grader", "D_avg", read_samples)
+    assert statistic.estimate() == pytest.approx(metrics["D_avg"])  # the report's per-item form is the suite's D_avg
+    references = {r.reference: r for r in column_references("dhp_grader", "D_avg", [run], read_samples)}
+    assert references["constant judge"].value == 0.0 and references["random judge"].value > 0
 
 
 @pytest.mark.integration
