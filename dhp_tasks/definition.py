@@ -8,8 +8,10 @@ from dhp_tasks.data import DATASETS
 from dhp_tasks.prompts import TEXT_KINDS
 from judge_data.definitions import ALL, REQUIRED, Headline, Option, SuiteDefinition, TaskOptions
 from judge_data.recorded import JUDGMENTS_OPTION_NAMES, JUDGMENTS_OPTIONS
+from scorers.consistency import GRADES_CHANGED, SELF_ALPHA
 from scorers.dhp import HEADLINES
 from scorers.discernment import Combination
+from scorers.grader import SCORER_ERRORS
 from scorers.likelihood import DEFAULT_NORMALIZATION, NORMALIZATIONS
 from solvers.judge_template import DHP_PLACEHOLDERS
 from solvers.reading.formats import ANSWER_FORMATS
@@ -183,11 +185,14 @@ DHP_GRADER = SuiteDefinition(
     name="dhp_grader",
     title="DHP with your grader: any inspect scorer as the judge under test",
     paper=DHP.paper,
-    version=1,
+    version=2,
     changelog={
         1: "Any inspect scorer (`-T scorer=`, `-T scorer_args=`) grades each reference text and each perturbed copy; "
         "its values read with inspect's `value_to_float`, no grade counted as a parse failure; DHP's discernment on "
         "the one grade.",
+        2: "An exception the grader raised counts in `scorer_errors` (a new metric), no longer in `parse_failures` "
+        "(the grades that could not be read), and the sample keeps where it was raised; with `--epochs N` the "
+        "grader's agreement with itself (`self_alpha`, `grades_changed`).",
     },
     options=(
         Option("dataset", "summeval", "the paper's dataset whose texts are graded", choices=tuple(DATASETS)),
@@ -217,7 +222,12 @@ DHP_GRADER = SuiteDefinition(
         *(DHP.option(name) for name in ("data_dir", "n", "seed", "perturbations", "combine", "suite")),
         *JUDGMENTS_OPTIONS,
     ),
-    headlines=tuple(headline for headline in DHP.headlines if "_EW" not in headline.metric),
+    headlines=(
+        *(headline for headline in DHP.headlines if "_EW" not in headline.metric),
+        Headline(SCORER_ERRORS, higher_is_better=False, leaderboard=False),
+        Headline(SELF_ALPHA, higher_is_better=True, leaderboard=False),
+        Headline(GRADES_CHANGED, higher_is_better=False, leaderboard=False),
+    ),
     comparable_on=(
         "task_version",
         "dataset",

@@ -17,7 +17,7 @@ from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.scorer import Scorer
+from inspect_ai.scorer import Metric, Scorer
 from inspect_ai.solver import Solver, TaskState
 
 from dhp_tasks.data import DATASETS, DhpDataset, load_pool, select_items
@@ -282,12 +282,13 @@ def _task(
     combine: Combination,
     metadata: Mapping[str, Any],
     version: int = DHP.version,
+    extra_metrics: Sequence[Metric] = (),
 ) -> Task:
     return Task(
         dataset=MemoryDataset(build_samples(items, variants, chosen, name, weights), name=f"dhp_{name}"),
         solver=solver,
         scorer=scorer,
-        metrics=[dhp_discernment(metric_names, combine=combine)],
+        metrics=[dhp_discernment(metric_names, combine=combine), *extra_metrics],
         name=f"dhp_{name}",
         version=version,
         metadata={

@@ -17,12 +17,20 @@ from inspect_ai.solver import TaskState
 
 from dhp_tasks.data import DATASETS
 from dhp_tasks.definition import DHP_GRADER
-from dhp_tasks.dhp import _task, judgment_columns, paper_dataset_items, text_places
+from dhp_tasks.dhp import _task, build_samples, judgment_columns, paper_dataset_items, text_places
 from dhp_tasks.prompts import TEXT_KINDS
 from judge_data.recorded import RecordedJudgments
+from scorers.consistency import grade_consistency
 from scorers.discernment import Combination
-from scorers.grader import GRADE, grader_grades
-from solvers.grader import grade_submissions, grader_metadata, grader_under_test, scorer_arguments
+from scorers.grader import GRADE, grader_grades, scorer_error_count
+from solvers.grader import (
+    check_template,
+    grade_submissions,
+    grader_metadata,
+    grader_under_test,
+    scorer_arguments,
+    shared_metadata,
+)
 from solvers.recorded import recorded_judgments
 
 DEFAULTS = DHP_GRADER.task_defaults("grader")
@@ -67,6 +75,9 @@ def grader(
     items, variants, chosen, metadata = paper_dataset_items(chosen_dataset, data_dir, n, seed, perturbations, suite)
     criteria = "\n".join(f"{c.title}: {c.definition}" for c in TEXT_KINDS[chosen_dataset.kind].criteria)
     originals = {item.id: item.text for item in items}
+    weights = {perturbation.id: {GRADE: 1.0} for perturbation in chosen}
+    samples = build_samples(items, variants, chosen, f"grader_{dataset}", weights)
+    check_template(str(scorer), arguments, shared_metadata(samples))
 
     def scorer_target(state: TaskState) -> Target:
         if target == "criteria":
@@ -88,7 +99,7 @@ def grader(
         solver,
         grader_grades(),
         [GRADE],
-        {perturbation.id: {GRADE: 1.0} for perturbation in chosen},
+        weights,
         combine,
         {
             **metadata,
@@ -105,4 +116,5 @@ def grader(
             "input": input,
         },
         version=DHP_GRADER.version,
+        extra_metrics=[scorer_error_count(), grade_consistency([GRADE])],
     )

@@ -2,9 +2,10 @@
 
 A perturber model (any inspect model, through inspect's response cache, so a rebuild costs no calls) rewrites each
 answer once per chosen category: one targeted error of that kind (FBI's 22 categories), or a harmless rewording
-(``score_invariant``). A reply identical to the original answer, or empty, is refused and asked for again (up to
-``--max-attempts`` times, the later attempts sampled); an answer whose replies are all refused is left out of that
-category and counted. The suite file is JSONL:
+(``score_invariant``). A reply identical to the original answer, empty, or repeating a line of the prompt's own
+wording (a label, the change asked for) is refused and asked for again (up to ``--max-attempts`` times, the later
+attempts sampled); an answer whose replies are all refused is left out of that category and counted. The suite file
+is JSONL:
 
 - line 1, the header: ``format``, ``provenance`` (perturber model and arguments, prompt version, seed, the input
   file's SHA-256), ``prompts`` (each category's instruction), ``report`` (calls, refused replies per category and
@@ -78,18 +79,30 @@ Table 2); the score-invariant edit must not deserve a lower score."""
 CATEGORY_ABILITY = {category.id: category.ability for category in CATEGORIES}
 
 
+INTRODUCTION = "You rewrite answers to make test cases for evaluators of AI answers."
+CHANGE_LABEL = "Change to make:"
+QUESTION_LABEL = "Question:"
+REFERENCE_LABEL = "A correct reference answer, for the facts:"
+ANSWER_LABEL = "Answer to rewrite:"
+CLOSING = "Reply with the rewritten answer only, with no comment and no label."
+
+
 def perturber_prompt(category: str, question: str, answer: str, reference: str | None) -> str:
     """The perturber's request for one answer and category: the change, the question, the answer, what to reply."""
-    parts = [
-        "You rewrite answers to make test cases for evaluators of AI answers.",
-        f"Change to make: {INSTRUCTIONS[category]}",
-        f"Question:\n{question}",
-    ]
+    parts = [INTRODUCTION, f"{CHANGE_LABEL} {INSTRUCTIONS[category]}", f"{QUESTION_LABEL}\n{question}"]
     if reference:
-        parts.append(f"A correct reference answer, for the facts:\n{reference}")
-    parts.append(f"Answer to rewrite:\n{answer}")
-    parts.append("Reply with the rewritten answer only, with no comment and no label.")
+        parts.append(f"{REFERENCE_LABEL}\n{reference}")
+    parts.append(f"{ANSWER_LABEL}\n{answer}")
+    parts.append(CLOSING)
     return "\n\n".join(parts)
+
+
+def echoes_instructions(reply: str, category: str) -> bool:
+    """Whether a reply repeats a line of the prompt's own wording (its introduction, a label, the change asked for,
+    the closing request) rather than being the rewritten answer alone."""
+    own = [INTRODUCTION, CHANGE_LABEL, QUESTION_LABEL, REFERENCE_LABEL, ANSWER_LABEL, CLOSING, INSTRUCTIONS[category]]
+    lines = [line.strip().lower() for line in reply.splitlines() if line.strip()]
+    return any(line.startswith(text.lower()) or text.lower() in line for line in lines for text in own)
 
 
 @dataclass(frozen=True)
@@ -140,7 +153,8 @@ Generate = Callable[[str, int], Awaitable[str]]
 async def perturb(
     item: OwnItem, category: str, generate: Generate, refused: Counter[str], max_attempts: int
 ) -> str | None:
-    """The perturbed answer, or ``None`` when every reply was empty or identical to the original."""
+    """The perturbed answer, or ``None`` when every reply was empty, identical to the original or repeated a line of
+    the instructions."""
     prompt = perturber_prompt(category, item.question, item.answer, item.reference)
     for attempt in range(max_attempts):
         reply = (await generate(prompt, attempt)).strip()
@@ -148,6 +162,8 @@ async def perturb(
             refused[f"{category}: empty"] += 1
         elif reply == item.answer.strip():
             refused[f"{category}: identical"] += 1
+        elif echoes_instructions(reply, category):
+            refused[f"{category}: repeats the instructions"] += 1
         else:
             return reply
     return None
@@ -155,6 +171,15 @@ async def perturb(
 
 def _checksum(lines: Sequence[str]) -> str:
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Built:
+    """A suite file's lines, and how many of the perturber calls inspect's cache answered (not in the file, whose
+    bytes do not depend on the cache)."""
+
+    lines: list[str]
+    cached_calls: int
 
 
 async def build_suite(
@@ -165,23 +190,28 @@ async def build_suite(
     seed: int = 0,
     max_attempts: int = 3,
     max_tokens: int | None = None,
-) -> list[str]:
+) -> Built:
     """The suite file's lines: the header, then one line per answer and category."""
+    from inspect_ai.event import ModelEvent
+    from inspect_ai.log import transcript
     from inspect_ai.model import CachePolicy, GenerateConfig, get_model
 
     chosen = chosen_categories(categories)
     items = read_own_items(items_path)
     refused: Counter[str] = Counter()
-    calls = 0
+    calls = cached = 0
     async with get_model(perturber, memoize=False, **(perturber_args or {})) as model:
 
         async def generate(prompt: str, attempt: int) -> str:
-            nonlocal calls
+            nonlocal calls, cached
             calls += 1
             config = GenerateConfig(
                 temperature=0.0 if attempt == 0 else 1.0, seed=seed + attempt, max_tokens=max_tokens
             )
+            seen = len(transcript().events)  # each answer's attempts run in turn, in a task of their own
             output = await model.generate(prompt, config=config, cache=CachePolicy(expiry=None))
+            new = transcript().events[seen:]
+            cached += any(isinstance(event, ModelEvent) and event.cache == "read" for event in new)
             return output.completion
 
         jobs = [(item, category) for item in items for category in chosen]
@@ -210,7 +240,7 @@ async def build_suite(
         "report": {"calls": calls, "refused": dict(sorted(refused.items())), "given_up": given_up},
         "checksum": _checksum(rows),
     }
-    return [json.dumps(header, sort_keys=True, ensure_ascii=False), *rows]
+    return Built([json.dumps(header, sort_keys=True, ensure_ascii=False), *rows], cached)
 
 
 def read_suite(path: str | Path) -> tuple[dict[str, Any], list[FbiItem]]:
@@ -269,7 +299,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-tokens", type=int, help="perturber max tokens per reply")
     args = parser.parse_args(argv)
     try:
-        lines = asyncio.run(
+        built = asyncio.run(
             build_suite(
                 args.items,
                 args.perturber,
@@ -282,10 +312,14 @@ def main(argv: list[str] | None = None) -> None:
         )
     except (DataError, OptionError) as error:
         raise SystemExit(f"fbi-build: {error}") from None
-    Path(args.output).write_text("\n".join(lines) + "\n", encoding="utf-8")
-    report = json.loads(lines[0])["report"]
-    print(f"wrote {args.output}: {len(lines) - 1} perturbed answers")
-    print(f"perturber calls: {report['calls']}; refused: {report['refused']}; given up: {report['given_up']}")
+    Path(args.output).write_text("\n".join(built.lines) + "\n", encoding="utf-8")
+    report = json.loads(built.lines[0])["report"]
+    asked = report["calls"] - built.cached_calls
+    print(f"wrote {args.output}: {len(built.lines) - 1} perturbed answers")
+    print(
+        f"perturber calls: {report['calls']} ({built.cached_calls} answered by inspect's cache, {asked} sent to "
+        f"the perturber); refused: {report['refused']}; given up: {report['given_up']}"
+    )
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ from fbi_tasks.data import ABILITIES
 from fbi_tasks.prompts import PAIRWISE_STRATEGIES, REFERENCE_STRATEGIES, SINGLE_STRATEGIES, STRATEGIES
 from judge_data.definitions import ALL, Headline, Option, SuiteDefinition, TaskOptions
 from judge_data.recorded import JUDGMENTS_OPTION_NAMES, JUDGMENTS_OPTIONS
+from scorers.consistency import GRADES_CHANGED, SELF_ALPHA
 from scorers.fbi import HEADLINES
 from scorers.grader import SCORER_ERRORS
 from solvers.grader import TARGETS
@@ -210,11 +211,15 @@ FBI_GRADER = SuiteDefinition(
     name="fbi_grader",
     title="FBI with your grader: any inspect scorer as the judge under test",
     paper=FBI.paper,
-    version=1,
+    version=2,
     changelog={
         1: "Any inspect scorer (`-T scorer=`, `-T scorer_args=`) grades the gold and the perturbed answer of each "
         "item; its values read with inspect's `value_to_float`; no grade (unscored, unreadable, an exception) "
         "counted, never a pass.",
+        2: "An exception the grader raised counts in `scorer_errors` only (no longer also in `parse_failures`, "
+        "which counts the grades that could not be read) and the sample keeps where it was raised; every rate "
+        "has its number of items (`<rate>_n`); with `--epochs N` the grader's agreement with itself "
+        "(`self_alpha`, `grades_changed`).",
     },
     options=(
         Option(
@@ -244,6 +249,8 @@ FBI_GRADER = SuiteDefinition(
     headlines=(
         *(headline for headline in FBI.headlines if "flip" not in headline.metric),
         Headline(SCORER_ERRORS, higher_is_better=False, leaderboard=False),
+        Headline(SELF_ALPHA, higher_is_better=True, leaderboard=False),
+        Headline(GRADES_CHANGED, higher_is_better=False, leaderboard=False),
     ),
     comparable_on=(*(name for name in FBI.comparable_on if name in ITEM_SETTINGS), "target"),
     tasks={

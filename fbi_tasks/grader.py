@@ -19,8 +19,16 @@ from inspect_ai.solver import TaskState
 from fbi_tasks.definition import FBI_GRADER
 from fbi_tasks.fbi import JUDGMENTS, item_ids, item_places, item_sample, select_items
 from judge_data.recorded import Columns, RecordedJudgments
+from scorers.consistency import grade_consistency
 from scorers.grader import grader_blind_spot_rates, grader_blind_spots
-from solvers.grader import grade_submissions, grader_metadata, grader_under_test, scorer_arguments
+from solvers.grader import (
+    check_template,
+    grade_submissions,
+    grader_metadata,
+    grader_under_test,
+    scorer_arguments,
+    shared_metadata,
+)
 from solvers.recorded import recorded_judgments
 
 DEFAULTS = FBI_GRADER.task_defaults("grader")
@@ -66,16 +74,18 @@ def grader(
     arguments = scorer_arguments(scorer_args)
     under_test = grader_under_test(options, arguments, GRADES)
     selection, source = select_items(options)
+    samples = [item_sample(item) for item in selection.items]
+    check_template(str(scorer), arguments, shared_metadata(samples))
     if isinstance(under_test, RecordedJudgments):
         recorded = under_test.for_items(item_ids(selection.items), "fbi_tasks/grader")
         solver = recorded_judgments(recorded, partial(item_places, JUDGMENTS["grader"]))
     else:
         solver = grade_submissions(_submissions, under_test, _gold_target if target == "gold" else _no_target)
     return Task(
-        dataset=MemoryDataset([item_sample(item) for item in selection.items], name="fbi_grader"),
+        dataset=MemoryDataset(samples, name="fbi_grader"),
         solver=solver,
         scorer=grader_blind_spots(),
-        metrics=[grader_blind_spot_rates()],
+        metrics=[grader_blind_spot_rates(), grade_consistency(["gold_score", "perturbed_score"])],
         name="fbi_grader",
         version=FBI_GRADER.version,
         metadata={

@@ -276,7 +276,7 @@ PRESET_METADATA = ("preset", "preset_version")
 """The log metadata keys naming the ``judge-meta-eval`` preset a run belongs to: runs of different presets (or
 versions of one) are never compared, whatever their suite's settings."""
 
-SUITE_MODULES = ("dhp_tasks", "fbi_tasks", "adherence_tasks", "coeval_tasks")
+SUITE_MODULES = ("dhp_tasks", "fbi_tasks", "adherence_tasks", "coeval_tasks", "grader_tasks")
 """The suite packages, each with a ``definition`` module holding its definitions (``DEFINITIONS``)."""
 
 _GENERATED = re.compile(r"(<!-- generated: (\w+) -->\n)(?:.*?\n)?(<!-- end of generated \2 -->)", re.DOTALL)

@@ -19,6 +19,7 @@ import numpy as np
 from judge_report.runs import Run
 from scorers.agreement import item_weighted_alpha
 from scorers.discernment import LEVELS, item_bootstrap
+from scorers.labels import LabelledItems, kappa, labelled_items, table_statistic
 from scorers.paired import ItemStatistic, weighted_mean, weighted_pearson
 from scorers.values import as_float
 
@@ -32,6 +33,8 @@ class Sample:
     metadata: Mapping[str, Any]
     value: Mapping[str, Any]
     store: Mapping[str, Any]
+    epochs: tuple[Mapping[str, Any], ...] = ()
+    """Each epoch's score value, where a headline pairs judgments rather than averaging them (a grader's labels)."""
 
 
 ItemReader = Callable[[Run], "list[Sample] | str"]
@@ -63,7 +66,13 @@ def read_samples(run: Run) -> list[Sample] | str:
     if not by_id:
         return "its log holds no scored samples"
     return [
-        Sample(sample_id, epochs[0][0], _epoch_mean([value for _, value, _ in epochs]), epochs[0][2])
+        Sample(
+            sample_id,
+            epochs[0][0],
+            _epoch_mean([value for _, value, _ in epochs]),
+            epochs[0][2],
+            tuple(value for _, value, _ in epochs),
+        )
         for sample_id, epochs in by_id.items()
     ]
 
@@ -284,9 +293,34 @@ def coeval_alpha_with_judge(run: Run, samples: Sequence[Sample]) -> ItemStatisti
     return ItemStatistic(units.items, alpha_statistic(units))
 
 
+def grader_labels(run: Run, samples: Sequence[Sample]) -> tuple[tuple[str, ...], LabelledItems]:
+    """The item keys and each item's grades (one per epoch) and labels, of a ``grader_tasks/agreement`` run."""
+    ids, items = labelled_items((s.id, s.metadata, value) for s in samples for value in s.epochs or (s.value,))
+    return tuple(_key(run, item, "grader_agreement") for item in ids), items
+
+
+def grader_kappa(run: Run, samples: Sequence[Sample]) -> ItemStatistic:
+    """``kappa``: the grader's linear-weighted kappa with the labels, every epoch's grade paired with every label
+    of its item, the pairs' table recomputed on every draw of items."""
+    keys, items = grader_labels(run, samples)
+    levels = items.levels
+    return ItemStatistic(keys, table_statistic(items.grader_tables(levels), levels, kappa))
+
+
+def grader_pearson(run: Run, samples: Sequence[Sample]) -> ItemStatistic:
+    """``pearson``: the Pearson correlation of each item's mean grade with its mean label."""
+    keys, items = grader_labels(run, samples)
+    grades, labels = items.mean_grades(), items.mean_labels()
+    return ItemStatistic(keys, lambda weights: weighted_pearson(grades, labels, weights))
+
+
 HEADLINE_STATISTICS: dict[tuple[str, str], Callable[[Run, Sequence[Sample]], ItemStatistic]] = {
     ("dhp", "D_avg"): dhp_d_avg,
+    ("dhp_grader", "D_avg"): dhp_d_avg,
     ("fbi", "error_rate"): fbi_error_rate,
+    ("fbi_grader", "error_rate"): fbi_error_rate,
+    ("grader_agreement", "kappa"): grader_kappa,
+    ("grader_agreement", "pearson"): grader_pearson,
     ("adherence", "pearson"): adherence_pearson,
     ("coeval_criteria", "cc"): mean_of("cc"),
     ("coeval_criteria", "icc"): mean_of("icc"),

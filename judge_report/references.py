@@ -16,9 +16,11 @@ from judge_report.items import (
     alpha_statistic,
     coeval_units,
     dhp_items,
+    grader_labels,
 )
 from judge_report.runs import Run
 from scorers.agreement import weighted_interval_alpha
+from scorers.labels import bootstrap, item_resamples, kappa, leave_one_out_statistic, leave_one_out_tables
 from scorers.paired import ItemStatistic, joint_resamples, recentred_interval
 from scorers.references import (
     CONSTANT,
@@ -29,6 +31,7 @@ from scorers.references import (
     Reference,
     dhp_references,
     fbi_error_rate_references,
+    label_references,
     leave_one_out_pearson,
     pearson_references,
 )
@@ -69,6 +72,14 @@ def _dhp(
             )
         )
     return dhp_references(layouts, str(runs[0].setting("combine") or "hmp"))
+
+
+def grade_scale(samples: Sequence[Sample]) -> tuple[int, int]:
+    """The whole-number range of a grader's grades in a run (0 to 1 for pass/fail), for a random grader to draw
+    from."""
+    grades = [as_float(s.value.get("grade")) for s in samples]
+    finite = [grade for grade in grades if math.isfinite(grade)]
+    return (math.floor(min(finite)), max(math.ceil(max(finite)), math.floor(min(finite)) + 1)) if finite else (0, 1)
 
 
 def dhp_scale(samples: Sequence[Sample]) -> tuple[int, int]:
@@ -207,6 +218,60 @@ def _coeval_alpha(runs: Sequence[Run], samples: Sequence[Sequence[Sample]]) -> l
     ]
 
 
+def _grader_kappa(runs: Sequence[Run], samples: Sequence[Sequence[Sample]]) -> list[Reference]:
+    labelled = [grader_labels(run, task)[1] for run, task in zip(runs, samples, strict=True)]
+    by_task = [label_references(items.labels, [len(grades) for grades in items.grades]) for items in labelled]
+    references = [
+        Reference(
+            first.reference,
+            float(np.mean([task[index].value for task in by_task])),
+            float(np.mean([task[index].low for task in by_task])),
+            float(np.mean([task[index].high for task in by_task])),
+            first.note,
+        )
+        for index, first in enumerate(by_task[0])
+    ]
+    if any(len(items.annotators) < 2 for items in labelled):
+        references.append(Reference(HUMAN, math.nan, math.nan, math.nan, "no human ceiling: one annotator per output"))
+        return references
+    ceilings = []
+    for items in labelled:
+        levels = items.levels
+        humans = leave_one_out_statistic(leave_one_out_tables(items, levels).annotator, levels, kappa)
+        ceilings.append(bootstrap(humans, item_resamples(len(items.grades))))
+    references.append(
+        Reference(
+            HUMAN,
+            float(np.mean([ceiling.value for ceiling in ceilings])),
+            float(np.mean([ceiling.low for ceiling in ceilings])),
+            float(np.mean([ceiling.high for ceiling in ceilings])),
+            "kappa/humans: each annotator's kappa with the other annotators' labels (pairs pooled), averaged over "
+            "annotators, item-bootstrap interval; a grader's kappa/grader_same_footing (its kappa with the same "
+            "labels on the same items) is the number to set beside it",
+        )
+    )
+    return references
+
+
+def _grader_pearson(runs: Sequence[Run], samples: Sequence[Sequence[Sample]]) -> list[Reference]:
+    labelled = [grader_labels(run, task)[1] for run, task in zip(runs, samples, strict=True)]
+    humans = [items.mean_labels()[np.isfinite(items.mean_labels())] for items in labelled]
+    scales = [(float(np.min(human)), float(np.max(human)), False) for human in humans]
+    references = pearson_references(humans, scales)
+    ceilings = [leave_one_out_pearson(items.labels) for items in labelled if len(items.annotators) >= 2]
+    if len(ceilings) == len(labelled):
+        references.append(
+            Reference(
+                HUMAN,
+                float(np.mean(ceilings)),
+                math.nan,
+                math.nan,
+                "each annotator's Pearson with the mean of the others, averaged over annotators",
+            )
+        )
+    return references
+
+
 def column_references(suite: str, metric: str, runs: Sequence[Run], reader: ItemReader) -> list[Reference] | str:
     """The yardsticks of one headline over these runs (one per task of a column, of one judge), or why there are
     none."""
@@ -217,10 +282,16 @@ def column_references(suite: str, metric: str, runs: Sequence[Run], reader: Item
     if missing:
         return missing[0]
     samples = [task for task in read if not isinstance(task, str)]
-    if (suite, metric) == ("fbi", "error_rate"):
+    if (suite, metric) in {("fbi", "error_rate"), ("fbi_grader", "error_rate")}:
         return _fbi(runs, samples)
     if (suite, metric) == ("dhp", "D_avg"):
         return _dhp(runs, samples, [dhp_scale(task) for task in samples])
+    if (suite, metric) == ("dhp_grader", "D_avg"):
+        return _dhp(runs, samples, [grade_scale(task) for task in samples])
+    if (suite, metric) == ("grader_agreement", "kappa"):
+        return _grader_kappa(runs, samples)
+    if (suite, metric) == ("grader_agreement", "pearson"):
+        return _grader_pearson(runs, samples)
     if (suite, metric) == ("adherence", "pearson"):
         return _adherence(runs, samples)
     if (suite, metric) == ("coeval_scoring", "alpha/with_judge"):

@@ -72,6 +72,23 @@ def recorded_model(recorded: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     return f"{RECORDED_PROVIDER}/{recorded['judge']}", ({} if prompt is None else {"prompt": str(prompt)})
 
 
+BASE_URL = "base_url"
+"""The model argument a judge's base URL is listed under: one model name served from two URLs is two judges."""
+
+
+def base_url(url: str | None) -> dict[str, str]:
+    """``{"base_url": url}`` where the log records one (inspect's ``--model-base-url``), else nothing."""
+    return {BASE_URL: url} if url else {}
+
+
+def role_base_urls(roles: Mapping[str, Any] | None, models: list[str]) -> dict[str, str]:
+    """The base URL of the model roles bound to the models a grader called (``--model-role grader=...`` with
+    ``base_url=``), where the log records one; several are joined."""
+    configs = [config for bound in (roles or {}).values() for config in (bound if isinstance(bound, list) else [bound])]
+    urls = sorted({str(config.base_url) for config in configs if config.model in models and config.base_url})
+    return {BASE_URL: ", ".join(urls)} if urls else {}
+
+
 GRADER_METADATA = "grader"
 """Task metadata of the ``grader`` tasks: the scorer under test, its arguments and their hash."""
 
@@ -144,11 +161,11 @@ def inspect_run(location: str) -> tuple[Run | None, str]:
         return None, "no scores"
     metrics = {name: float(metric.value) for score in log.results.scores for name, metric in score.metrics.items()}
     spec = log.eval
-    model, model_args = spec.model, dict(spec.model_args or {})
+    model, model_args = spec.model, {**dict(spec.model_args or {}), **base_url(spec.model_base_url)}
     grader = grader_name(spec.metadata or {})
     graded_by = sorted(log.stats.model_usage) if grader and log.stats else []
     if graded_by and graded_by != [model]:  # the scorer called models of its own (its model argument, a role)
-        model, model_args = " + ".join(graded_by), {}
+        model, model_args = " + ".join(graded_by), role_base_urls(spec.model_roles, graded_by)
     recorded = (spec.metadata or {}).get(RECORDED_METADATA)
     if isinstance(recorded, Mapping):
         model, model_args = recorded_model(recorded)

@@ -18,6 +18,7 @@ from dhp_tasks.definition import DHP as DHP_DEFINITION
 from dhp_tasks.definition import DHP_GRADER as DHP_GRADER_DEFINITION
 from fbi_tasks.definition import FBI as FBI_DEFINITION
 from fbi_tasks.definition import FBI_GRADER as FBI_GRADER_DEFINITION
+from grader_tasks.definition import GRADER_AGREEMENT as GRADER_AGREEMENT_DEFINITION
 from judge_data.definitions import LOWER_IS_BETTER, SuiteDefinition
 from judge_report.runs import Run
 from scorers.criteria_consistency import IDENTICAL_LISTS
@@ -116,6 +117,12 @@ class SuiteView:
             return run.metrics["parse_failure_rate"]
         failures, answers = self.unparsed(run)
         return failures / answers if answers > 0 else math.nan
+
+
+def sample_size(run: Run, metric: str) -> float | None:
+    """``<base>_n<suffix>`` for ``<base><suffix>``, the items a rate or an agreement rests on, if logged."""
+    base, slash, suffix = metric.partition("/")
+    return run.metrics.get(f"{base}_n{slash}{suffix}")
 
 
 def confidence_interval(run: Run, metric: str) -> tuple[float, float] | None:
@@ -363,7 +370,25 @@ COEVAL_SCORING = SuiteView(
     ),
 )
 
-SUITES: tuple[SuiteView, ...] = (DHP, DHP_GRADER, FBI, FBI_GRADER, ADHERENCE, COEVAL_CRITERIA, COEVAL_SCORING)
+# Your grader against your labels -------------------------------------------------------------------------------------
+
+GRADER_AGREEMENT = SuiteView(
+    GRADER_AGREEMENT_DEFINITION,
+    title="Your grader against your labels (kappa, Pearson: higher is better)",
+    task_prefixes=("grader_agreement",),
+    answers_per_sample=lambda run: 1.0,
+)
+
+SUITES: tuple[SuiteView, ...] = (
+    DHP,
+    DHP_GRADER,
+    FBI,
+    FBI_GRADER,
+    ADHERENCE,
+    COEVAL_CRITERIA,
+    COEVAL_SCORING,
+    GRADER_AGREEMENT,
+)
 
 
 def suite_of(run: Run) -> SuiteView | None:

@@ -18,7 +18,7 @@ from judge_report.items import CachedReader, ItemReader, headline_statistic, rea
 from judge_report.judges import Judge, judges_of
 from judge_report.references import column_references
 from judge_report.runs import Run
-from judge_report.suites import SUITES, SuiteView, confidence_interval, suite_of
+from judge_report.suites import SUITES, SuiteView, confidence_interval, sample_size, suite_of
 from scorers.paired import (
     ItemStatistic,
     compare,
@@ -54,6 +54,8 @@ class Cell:
     """The judge's rank group on this column (:data:`scorers.paired.RANK_RULE`); ``None`` where it has none."""
     note: str = ""
     """What a reference row's value is and how it was computed."""
+    n: float | None = None
+    """The items a rate or an agreement rests on, where its run logs them (``<metric>_n``)."""
 
     def text(self, digits: int = 3, compact: bool = False) -> str:
         """The value as shown: with its interval, the number of pooled values and the unparsed-answers flag
@@ -63,6 +65,8 @@ class Cell:
         shown += f" {interval}" if interval else ""
         if self.pooled is not None and not compact:
             shown += f" (n={self.pooled})"
+        elif self.n is not None and not compact:
+            shown += f" ({self.n:g} items)"
         if self.rank is not None:
             shown += f" #{self.rank}"
         if self.flagged:
@@ -218,6 +222,7 @@ def _cell(run: Run, view: SuiteView, metric: str, parse_failure_flag: float) -> 
         not math.isnan(rate) and rate > parse_failure_flag,
         run.location,
         view.unparsed(run),
+        n=sample_size(run, metric),
     )
 
 

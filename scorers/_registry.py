@@ -6,7 +6,10 @@ inspect loads it when a name such as ``scorers/mean_ratings`` is looked up, as `
 
 import scorers.adherence
 import scorers.coeval
+import scorers.consistency
 import scorers.dhp
 import scorers.fbi
+import scorers.grader
+import scorers.labels
 
 __all__ = ["scorers"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -14,7 +13,7 @@ from inspect_ai.solver import TaskState
 
 from scorers.correlation import CONSTANT_JUDGE, CriterionScores, agreement_report, undefined_reasons
 from scorers.system_agreement import SYSTEM_JUDGE_CONSTANT, system_agreement
-from scorers.unparsed import UNANSWERED_JUDGMENTS, register_warning_hook, unparsed_record
+from scorers.unparsed import UNANSWERED_JUDGMENTS, MetricNotes, register_warning_hook, unparsed_record
 from scorers.values import JSON_FALLBACKS, UNANSWERED, as_float, json_fallbacks, unanswered
 from solvers.judge import PROMPTS_STORE_KEY, SAMPLES_STORE_KEY
 from solvers.reading.formats import AnswerFormat
@@ -29,8 +28,6 @@ from solvers.reading.logprobs import (
 from solvers.reading.recorded import read_recorded, shown
 from solvers.reading.shapes import YES_NO, AnswerShape, Reading, read_answer
 from solvers.recorded import RECORDED_STORE_KEY
-
-logger = logging.getLogger(__name__)
 
 PARSE_FAILURES = "parse_failures"
 
@@ -202,7 +199,7 @@ def human_agreement(criteria: Sequence[CriterionSpec]) -> Metric:
     yet, or whose answer did not parse, simply form no pair. Criteria whose correlation is undefined
     are NaN, counted in ``undefined``, and named once in the task's output.
     """
-    reported: set[tuple[str, str]] = set()
+    said = MetricNotes()
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         report, scored, notes = agreement_metrics(
@@ -219,10 +216,7 @@ def human_agreement(criteria: Sequence[CriterionSpec]) -> Metric:
             for name, reason in notes.items()
             if name == "system_tau" and SYSTEM_JUDGE_CONSTANT in reason
         ]
-        for subject, reason in warnings:
-            if (subject, reason) not in reported:
-                reported.add((subject, reason))
-                logger.warning("%s is undefined (NaN): %s", subject, reason)
+        said.latest(scores, [f"{subject} is undefined (NaN): {reason}" for subject, reason in warnings])
         return report
 
     return compute

@@ -166,9 +166,12 @@ class FailureRecord:
     failure: float
 
 
-def error_rate_metrics(records: Iterable[FailureRecord], prefix: str = "error_rate") -> dict[str, float]:
+def error_rate_metrics(
+    records: Iterable[FailureRecord], prefix: str = "error_rate", counts: bool = False
+) -> dict[str, float]:
     """``prefix`` overall, per ability and per ability/category (perturbed items), ``si_<prefix>`` for
-    score-invariant items, each with ``<name>_ci_low``/``_ci_high`` variants, as flat metric names.
+    score-invariant items, each with ``<name>_ci_low``/``_ci_high`` variants (and, with ``counts``, ``<name>_n``: the
+    items the rate rests on, those with a failure or not), as flat metric names.
 
     One record per item, so each interval counts items.
     """
@@ -187,4 +190,6 @@ def error_rate_metrics(records: Iterable[FailureRecord], prefix: str = "error_ra
         metrics[name] = estimate.rate
         metrics[f"{base}_ci_low{suffix}"] = estimate.low
         metrics[f"{base}_ci_high{suffix}"] = estimate.high
+        if counts:
+            metrics[f"{base}_n{suffix}"] = float(estimate.n)
     return metrics

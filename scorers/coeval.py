@@ -10,7 +10,6 @@ with each annotator: its Figures 5-7 and Table 10). Each sample's metadata carri
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -29,9 +28,8 @@ from scorers.agreement import (
 )
 from scorers.correlation import CONSTANT_JUDGE, Method, correlations
 from scorers.discernment import interval_names
+from scorers.unparsed import MetricNotes
 from scorers.values import as_float, json_fallbacks, unanswered
-
-logger = logging.getLogger(__name__)
 
 OVERALL = "overall"
 CORRELATIONS: tuple[Method, ...] = ("pearson", "spearman")
@@ -159,14 +157,11 @@ def coeval_agreement(criteria: Sequence[str], criterion_scores: bool = True) -> 
     criteria. Undefined values are NaN; a constant judge is named once in the task's output. Recomputed on
     whatever samples are scored so far, so a rater missing from some units only leaves those units out.
     """
-    reported: set[tuple[str, str]] = set()
+    said = MetricNotes()
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         report, undefined = coeval_report(_rows(scores), criteria, criterion_scores)
-        for name, reason in undefined:
-            if (name, reason) not in reported:
-                reported.add((name, reason))
-                logger.warning("%s is undefined (NaN): %s", name, reason)
+        said.latest(scores, [f"{name} is undefined (NaN): {reason}" for name, reason in undefined])
         return report
 
     return compute

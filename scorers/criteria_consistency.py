@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import logging
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -24,13 +23,13 @@ from inspect_ai.solver import TaskState
 
 from judge_data import DownloadError
 from judge_data.inspect_private import PrerequisiteError
+from scorers.unparsed import MetricNotes
 from scorers.values import as_float
 from solvers.criteria_lists import CRITERIA_STORE_KEY, parse_criteria_list
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
-logger = logging.getLogger(__name__)
 
 DEFAULT_EMBEDDER = "princeton-nlp/sup-simcse-roberta-large"
 """The paper embeds criteria with SimCSE (Gao et al., 2021) without naming a checkpoint; this is its largest
@@ -313,14 +312,12 @@ def criteria_lists_means(values: Sequence[Mapping[str, object]]) -> dict[str, fl
 def criteria_lists_summary() -> Metric:
     """:func:`criteria_lists_means` over the scored task descriptions (copes with partial results; each
     sample's score says why its undefined values are undefined)."""
-    warned = False
+    said = MetricNotes()
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        nonlocal warned
         means = criteria_lists_means([score.score.value for score in scores if isinstance(score.score.value, Mapping)])
-        if means["identical_lists"] > 0 and not warned:
-            warned = True
-            logger.warning("cc and icc are undefined (NaN) where the sampled lists are identical: %s", IDENTICAL_LISTS)
+        notes = [f"cc and icc are undefined (NaN) where the sampled lists are identical: {IDENTICAL_LISTS}"]
+        said.latest(scores, notes if means["identical_lists"] > 0 else [])
         return means
 
     return compute

@@ -8,7 +8,6 @@ and the number of unparsable answers.
 
 from __future__ import annotations
 
-import logging
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -18,7 +17,7 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import TaskState
 
 from scorers.discernment import BOOTSTRAP_RESAMPLES, Combination, ScoreRecord, discernment_report
-from scorers.unparsed import UNANSWERED_JUDGMENTS, register_warning_hook, unparsed_record
+from scorers.unparsed import UNANSWERED_JUDGMENTS, MetricNotes, register_warning_hook, unparsed_record
 from scorers.values import JSON_FALLBACKS, UNANSWERED, as_float, headlines_first, json_fallbacks, unanswered
 from solvers.geval import ANSWERS_STORE_KEY
 from solvers.judge import PROMPTS_STORE_KEY
@@ -27,8 +26,6 @@ from solvers.reading.logprobs import DEFAULT_MIN_MASS, rating_details, stored_ra
 from solvers.reading.recorded import read_recorded, shown
 from solvers.reading.shapes import AnswerShape, Reading, read_answer
 from solvers.recorded import RECORDED_STORE_KEY
-
-logger = logging.getLogger(__name__)
 
 ANSWERS_KEY = "answers/{}"
 """Score-value key: how many answers the judge gave for a metric."""
@@ -66,9 +63,9 @@ def dhp_discernment(
     summed over samples from the score values; with several epochs and the mean reducer each sample
     holds its mean per epoch, so ``parse_failures`` counts unparsable answers per epoch and
     ``parse_failure_rate`` (failures / answers) is exact whatever the number of epochs. Intervals that
-    the bootstrap leaves NaN while their D is defined are logged once per reason.
+    the bootstrap leaves NaN while their D is defined are logged once per reason, when the task ends.
     """
-    reported: set[str] = set()
+    said = MetricNotes()
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         report, notes = discernment_metrics(
@@ -78,10 +75,7 @@ def dhp_discernment(
             combine,
             bootstrap_resamples,
         )
-        for note in notes:
-            if note not in reported:
-                reported.add(note)
-                logger.warning(note)
+        said.latest(scores, notes)
         return report
 
     return compute

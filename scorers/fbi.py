@@ -309,10 +309,14 @@ def blind_spot_rates(paradigm: Paradigm) -> Metric:
     return compute
 
 
-def blind_spot_metrics(paradigm: Paradigm, samples: Iterable[tuple[Mapping[str, Any], Any]]) -> dict[str, float]:
-    """The metric's numbers from ``(sample metadata, score value)`` pairs, for any harness."""
+def blind_spot_metrics(
+    paradigm: Paradigm, samples: Iterable[tuple[Mapping[str, Any], Any]], counts: bool = False
+) -> dict[str, float]:
+    """The metric's numbers from ``(sample metadata, score value)`` pairs, for any harness; with ``counts``, the
+    items behind each error rate too (``<rate>_n``)."""
     items = _placed(samples)
-    metrics = error_rate_metrics(FailureRecord(*place, as_float(value.get("failure"))) for place, value in items)
+    records = (FailureRecord(*place, as_float(value.get("failure"))) for place, value in items)
+    metrics = error_rate_metrics(records, counts=counts)
     if paradigm == "pairwise":
         for name in GOLD_POSITION:
             records = (FailureRecord(*place, as_float(value.get(f"failure_{name}"))) for place, value in items)
@@ -327,9 +331,9 @@ def blind_spot_metrics(paradigm: Paradigm, samples: Iterable[tuple[Mapping[str, 
                 if kind == "inconsistent":
                     metrics[f"{prefix}{name}_ci_low"] = estimate.low
                     metrics[f"{prefix}{name}_ci_high"] = estimate.high
-        counts = {key: _total([as_float(value.get(key)) for _, value in items]) for key in VERDICT_COUNTS.values()}
+        verdicts = {key: _total([as_float(value.get(key)) for _, value in items]) for key in VERDICT_COUNTS.values()}
         metrics["first_position_rate"], metrics["tie_rate"] = position_rates(
-            counts["verdicts_first"], counts["verdicts_second"], counts["verdicts_tie"]
+            verdicts["verdicts_first"], verdicts["verdicts_second"], verdicts["verdicts_tie"]
         )
     metrics.update(_explanation_metrics(items))
     metrics.update(json_fallbacks(value for _, value in items))

@@ -28,12 +28,13 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState
 
+from judge_data.inspect_private import PrerequisiteError
 from scorers.blind_spots import single_failure
 from scorers.dhp import ANSWERS_KEY, FAILURES_KEY
 from scorers.fbi import blind_spot_metrics
 from scorers.unparsed import UNANSWERED_JUDGMENTS, UNPARSED_ANSWERS, register_warning_hook, unparsed_record
 from scorers.values import UNANSWERED, as_float
-from solvers.grader import GRADES_STORE_KEY
+from solvers.grader import GRADES_STORE_KEY, grading_in_this_process
 from solvers.recorded import RECORDED_STORE_KEY
 
 _TO_FLOAT = value_to_float()
@@ -41,7 +42,8 @@ _GRADE_LETTERS = (CORRECT, INCORRECT, PARTIAL, NOANSWER)
 _GRADE_WORDS = ("yes", "no", "true", "false")
 
 SCORER_ERRORS = "scorer_errors"
-"""Score-value and metric key: submissions whose grading raised an exception (also counted in ``parse_failures``)."""
+"""Score-value and metric key: submissions whose grading raised an exception (``parse_failures`` counts the grades
+that could not be read, apart from these)."""
 
 
 def grade_value(value: Any) -> float | None:
@@ -71,15 +73,19 @@ def _ungraded_text(result: Mapping[str, Any]) -> str:
 def read_grades(
     grades: Mapping[str, Mapping[str, Any]], names: tuple[str, ...]
 ) -> tuple[dict[str, float | None], dict[str, Any]]:
-    """Each named submission's grade (``None``: no grade), and the score metadata: the unparsed-answers record, the
-    count of submissions whose grading raised an exception, and the submissions without a grade to read (recorded
-    grades without a row)."""
+    """Each named submission's grade (``None``: no grade), and the score metadata: the unparsed-answers record of
+    the grades that could not be read (an exception is not one), the count of submissions whose grading raised an
+    exception (:data:`SCORER_ERRORS`), and the submissions without a grade to read (recorded grades without a
+    row)."""
     given = [name for name in names if name in grades]
     values = {name: grade_value(grades[name].get("value")) if name in grades else None for name in names}
-    texts = [_ungraded_text(grades[name]) for name in given]
-    errors = sum(1 for name in given if grades[name].get("error"))
+    raised = [name for name in given if grades[name].get("error")]
+    read = [name for name in given if name not in raised]
+    record = {
+        **unparsed_record([_ungraded_text(grades[name]) for name in read], [values[name] for name in read]),
+        SCORER_ERRORS: len(raised),
+    }
     missing = [name for name in names if name not in grades]
-    record = {**unparsed_record(texts, [values[name] for name in given]), SCORER_ERRORS: errors}
     return values, {**record, UNANSWERED_JUDGMENTS: missing} if missing else record
 
 
@@ -98,6 +104,17 @@ def stored_grades(state: TaskState) -> tuple[Mapping[str, Mapping[str, Any]], di
     return grades, {UNANSWERED: float(len(recorded) - len(grades))}
 
 
+def refuse_regrading(name: str) -> None:
+    """A grader task's scorer reads the grades its run's solver gave; made in a process that runs no grader task
+    (``inspect score`` on a finished log) it would re-read them, not re-grade: refuse, with one line."""
+    if not grading_in_this_process():
+        raise PrerequisiteError(
+            f"{name} reads the grades the grader gave while the task ran (the grader is called by the task's "
+            "solver), so inspect score cannot re-grade a grader log; to grade again, run the task again with the "
+            "grader: inspect eval <task> -T scorer=... --model-role grader=<model>"
+        )
+
+
 def _nan_if_none(value: float | None) -> float:
     return math.nan if value is None else value
 
@@ -106,6 +123,7 @@ def _nan_if_none(value: float | None) -> float:
 def grader_blind_spots() -> Scorer:
     """FBI's single-answer failure of the grader under test: the perturbed answer graded no lower than the gold one
     (score-invariant edits: graded lower), NaN where either has no grade."""
+    refuse_regrading("grader_blind_spots")
     register_warning_hook()
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -129,13 +147,15 @@ def grader_blind_spots() -> Scorer:
 
 
 GRADE = "grade"
-"""DHP's one metric under a grader: the scorer's value for the text."""
+"""The one grade of a sample (DHP's one metric under a grader, the labels task's grade): the scorer's value."""
 
 
 @scorer(metrics=[])
 def grader_grades() -> Scorer:
-    """DHP: the grader's value for the sample's text as its one rating, ``grade`` (NaN where it gave none, counted
-    as a parse failure), in the score-value shape of the suite's rating scorers."""
+    """The grader's value for the sample's one submission, ``grade`` (NaN where it gave none: counted as a parse
+    failure where it could not be read, as a scorer error where the grader raised), in the score-value shape of
+    DHP's rating scorers (the labels task reads ``grade`` alone)."""
+    refuse_regrading("grader_grades")
     register_warning_hook()
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -160,14 +180,28 @@ def grader_grades() -> Scorer:
 
 @metric
 def grader_blind_spot_rates() -> Metric:
-    """FBI's single-answer rates (per ability and category, score-invariant, intervals, ungraded submissions as
-    ``parse_failures``) and the count of submissions whose grading raised an exception."""
+    """FBI's single-answer rates (per ability and category, score-invariant, intervals, the items each rests on as
+    ``<rate>_n``, unreadable grades as ``parse_failures``) and the count of submissions whose grading raised an
+    exception."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         samples = [(sample_score.sample_metadata or {}, sample_score.score.value) for sample_score in scores]
-        metrics = blind_spot_metrics("single", samples)
+        metrics = blind_spot_metrics("single", samples, counts=True)
         errors = [as_float(value.get(SCORER_ERRORS)) for _, value in samples if isinstance(value, Mapping)]
         metrics[SCORER_ERRORS] = float(sum(error for error in errors if not math.isnan(error)))
         return metrics
+
+    return compute
+
+
+@metric
+def scorer_error_count() -> Metric:
+    """``scorer_errors``: the submissions whose grading raised an exception, summed over the samples (DHP's
+    discernment metric counts the unreadable grades)."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        values = [sample_score.score.value for sample_score in scores]
+        errors = [as_float(value.get(SCORER_ERRORS)) for value in values if isinstance(value, Mapping)]
+        return {SCORER_ERRORS: float(sum(error for error in errors if not math.isnan(error)))}
 
     return compute

@@ -18,6 +18,7 @@ import numpy as np
 
 from scorers.correlation import pearson_rows
 from scorers.discernment import item_bootstrap
+from scorers.labels import kappa, pair_tables, weighted_tables
 
 SIMULATIONS = 200
 """Simulated judges behind a reference without a closed form."""
@@ -63,8 +64,9 @@ def fbi_error_rate_references(
     paradigm: str, scales: Sequence[int | None], sizes: Sequence[int], longer_fails: Sequence[float] = ()
 ) -> list[Reference]:
     """FBI ``error_rate`` (the mean over tasks of the share of perturbed items the judge fails) of the yardsticks,
-    for tasks with these rating scales (1 to ``scale``; pairwise: verdicts A, B or tie) and numbers of perturbed
-    items. ``longer_fails``: per pairwise item, 1 when the perturbed answer is at least as long as the gold one."""
+    for tasks with these rating scales (1 to ``scale``; pairwise: verdicts A, B or tie; a grader: pass or fail)
+    and numbers of perturbed items. ``longer_fails``: per pairwise item, 1 when the perturbed answer is at least as
+    long as the gold one."""
     references = []
     if paradigm == "single":
         rates = [(scale + 1) / (2 * scale) for scale in scales if scale]
@@ -73,6 +75,18 @@ def fbi_error_rate_references(
         references.append(
             Reference(CONSTANT, 1.0, 1.0, 1.0, "exact: equal ratings never penalise the perturbed answer")
         )
+    elif paradigm == "grader":
+        rates = [3 / 4 for _ in sizes]
+        references.append(
+            Reference(
+                RANDOM,
+                3 / 4,
+                *binomial_rates_range(rates, sizes),
+                "exact, for a pass/fail grader passing each submission with probability 1/2: the perturbed answer is "
+                "graded no lower than the gold one unless the gold passes and the perturbed fails, P = 3/4",
+            )
+        )
+        references.append(Reference(CONSTANT, 1.0, 1.0, 1.0, "exact: equal grades never penalise the perturbed answer"))
     elif paradigm == "reference":
         rates = [1 / scale for scale in scales if scale]
         note = "exact: P(top rating) = 1/S for a uniform rating on 1-S"
@@ -212,3 +226,35 @@ def leave_one_out_pearson(annotators: np.ndarray) -> float:
         if x.size >= 3 and np.ptp(x) > 0 and np.ptp(y) > 0:
             values.append(float(np.corrcoef(x, y)[0, 1]))
     return float(np.mean(values)) if values else math.nan
+
+
+MAJORITY = "majority class"
+
+
+def label_references(labels: np.ndarray, grades_per_item: Sequence[int], seed: int = SEED) -> list[Reference]:
+    """``kappa`` of a grader that always gives the labels' most frequent value (exact: 0) and of one whose grades
+    are drawn from the labels' own distribution, ``grades_per_item[i]`` of them for item i (seeded simulation).
+    ``labels``: annotators x items, NaN where missing; the pairs are pooled as for the grader."""
+    finite = labels[np.isfinite(labels)]
+    if np.unique(finite).size < 2:
+        reason = "undefined: the labels are all one value, so chance agreement is 1"
+        return [Reference(name, math.nan, math.nan, math.nan, reason) for name in (MAJORITY, RANDOM)]
+    levels = np.unique(finite)
+    rng = np.random.default_rng(seed)
+    columns = [tuple(column) for column in labels.T]
+    simulated = []
+    for _ in range(SIMULATIONS):
+        grades = [tuple(rng.choice(finite, size=count)) for count in grades_per_item]
+        tables = pair_tables(grades, columns, levels)
+        simulated.append(float(kappa(weighted_tables(tables, np.ones((1, len(tables)))), levels)[0]))
+    values = np.asarray(simulated)
+    return [
+        Reference(MAJORITY, 0.0, 0.0, 0.0, "exact: a constant grade agrees with the labels only by chance"),
+        Reference(
+            RANDOM,
+            float(np.nanmean(values)),
+            *_range(values),
+            f"seeded simulation of {SIMULATIONS} graders drawing each grade from the labels' own distribution "
+            "(expected kappa 0)",
+        ),
+    ]

@@ -1,10 +1,15 @@
 """Showing what was dropped: one warning at the end of a task when many of the judge's answers did not parse, and
-one when many of a recorded run's judgments have no row in its file.
+one when many of a recorded run's judgments have no row in its file, and the metrics' notes on why a value is
+undefined, said once the task's metrics are final.
 
 Every scorer that reads written answers records in its score metadata how many it read and the ones that did not
 parse; an inspect hook sums them when the task ends, and lm-eval's aggregations do the same from their records. An
 unparsed answer is left out of the statistics, and that is not neutral (an unread tie in FBI pairwise hides a
 failure), so the user sees the share and two of the answers, not only a count in the results table.
+
+inspect also computes metrics on the samples scored so far while a run goes on, where a value (an interval, a
+correlation) can be undefined for now only; a metric hands its notes to :class:`MetricNotes`, and the same hook says
+those of the metric's last computation over every sample of the task, when the task ends.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from typing import Any
 
 from inspect_ai.hooks import Hooks, SampleEnd, TaskEnd, hooks
 from inspect_ai.log import read_eval_log_async
-from inspect_ai.scorer import Score
+from inspect_ai.scorer import SampleScore, Score
 
 logger = logging.getLogger(__name__)
 
@@ -30,7 +35,7 @@ UNPARSED_ANSWERS = "unparsed_answers"
 UNANSWERED_JUDGMENTS = "unanswered"
 """Score-metadata key (recorded judgments): the judgments of the sample the file has no row for, by name."""
 
-PACKAGES = ("dhp_tasks/", "fbi_tasks/", "adherence_tasks/", "coeval_tasks/")
+PACKAGES = ("dhp_tasks/", "fbi_tasks/", "adherence_tasks/", "coeval_tasks/", "grader_tasks/")
 """Registry prefixes of the tasks whose logs the hook reads from disk when it is handed the header only."""
 
 _EXAMPLE_CHARACTERS = 80
@@ -105,6 +110,35 @@ class _Tally:
             logger.warning(message)
 
 
+class MetricNotes:
+    """What one metric has to say of its latest computation (why a value is undefined), kept until its task ends;
+    the hook then logs each note once if that computation covered every sample of the task."""
+
+    _latest: dict[int, tuple[MetricNotes, frozenset[str], tuple[str, ...]]] = {}
+
+    def __init__(self) -> None:
+        self._said: set[str] = set()
+        register_warning_hook()
+
+    def latest(self, scores: Sequence[SampleScore], notes: Sequence[str]) -> None:
+        """Keep the notes of this computation over ``scores`` (replacing the previous computation's)."""
+        MetricNotes._latest[id(self)] = (self, frozenset(str(score.sample_id) for score in scores), tuple(notes))
+
+    @classmethod
+    def say_final(cls, sample_ids: Sequence[str | int]) -> None:
+        """Log the notes of every metric whose latest computation covered exactly these samples (a task's, at its
+        end), once each, and forget them."""
+        ids = frozenset(str(sample_id) for sample_id in sample_ids)
+        for key, (owner, seen, notes) in list(cls._latest.items()):
+            if seen != ids:
+                continue
+            del cls._latest[key]
+            for note in notes:
+                if note not in owner._said:
+                    owner._said.add(note)
+                    logger.warning(note)
+
+
 class UnparsedAnswers(Hooks):
     """Sums the scorers' :data:`ANSWERS_READ`, :data:`UNPARSED_ANSWERS` and :data:`UNANSWERED_JUDGMENTS` over a
     task's samples as they end, and warns when the task ends."""
@@ -125,6 +159,7 @@ class UnparsedAnswers(Hooks):
         is not read back (inspect hands its samples over unread, and reading them takes seconds for a large log); a
         log with samples this process did not run (a resumed eval-set reuses its earlier samples) is read instead."""
         log = data.log
+        MetricNotes.say_final(log.eval.dataset.sample_ids or [])
         tally = self._tallies.pop(data.eval_id, None)
         if tally is not None and log.results is not None and tally.samples == log.results.completed_samples:
             tally.warn(log.eval.task)
@@ -154,7 +189,8 @@ def register_warning_hook() -> None:
     """
     global _registered
     if not _registered:
-        hooks(name="unparsed_answers", description="warns when more than 5% of the judge's answers did not parse")(
-            UnparsedAnswers
-        )
+        hooks(
+            name="unparsed_answers",
+            description="warns when more than 5% of the judge's answers did not parse, and why final values are NaN",
+        )(UnparsedAnswers)
         _registered = True

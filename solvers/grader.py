@@ -13,11 +13,15 @@ import asyncio
 import hashlib
 import json
 import math
-from collections.abc import Callable, Mapping
+import re
+import string
+import traceback
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
+from inspect_ai.dataset import Sample
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import transcript
 from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput
@@ -35,12 +39,19 @@ GRADES_STORE_KEY = "grader_grades"
 GRADER_MODELS_STORE_KEY = "grader_models"
 """Where :func:`grade_submissions` leaves the models the scorer called for the sample."""
 
+_grader_tasks = 0
+"""How many grader tasks this process made (each reads its scorer's arguments first, :func:`scorer_arguments`, and
+grades with :func:`grade_submissions`): the grader tasks' scorers read grades their own run gave, so a process that
+made none (``inspect score`` on a finished log) has nothing to grade with."""
+
 TARGETS = ("gold", "none")
 """``-T target=``: the gold answer as the scorer's target, or an empty target for graders that need none."""
 
 
 def scorer_arguments(value: str | Mapping[str, Any] | None) -> dict[str, Any]:
-    """``-T scorer_args``: a JSON object (inspect may already have parsed it), or a ``.json``/``.yaml`` file."""
+    """``-T scorer_args``: a JSON object (inspect may already have parsed it), or a ``.json``/``.yaml`` file. The first
+    thing a grader task does, so it also counts the task as made in this process (:func:`grading_in_this_process`)."""
+    _grader_task_made()
     if value is None or value == "":
         return {}
     if isinstance(value, Mapping):
@@ -100,6 +111,22 @@ def grader_under_test(
     return judgments
 
 
+_PATH_LIKE = re.compile(r"^[\w./\\~-]+\.[A-Za-z][A-Za-z0-9]{0,5}$")
+"""A value that reads as a file name (``my_template.txt``, ``prompts/grader.md``): no spaces or braces, an
+extension. inspect's ``resource()`` takes a template path that is no file as the template's text itself."""
+
+
+def _missing_files(arguments: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """The arguments (``name=value``, nested ones dotted) whose value reads as a file name but is no file."""
+    missing = []
+    for name, value in arguments.items():
+        if isinstance(value, Mapping):
+            missing += _missing_files(value, f"{prefix}{name}.")
+        elif isinstance(value, str) and _PATH_LIKE.match(value) and not Path(value).expanduser().is_file():
+            missing.append(f"{prefix}{name}={value}")
+    return missing
+
+
 def load_grader(name: str | None, arguments: Mapping[str, Any]) -> Scorer:
     """The scorer called ``name`` (a registered name, ``file.py`` or ``file.py@function``) made with ``arguments``,
     as inspect's own loader makes the scorer of ``inspect score --scorer``."""
@@ -117,10 +144,54 @@ def load_grader(name: str | None, arguments: Mapping[str, Any]) -> Scorer:
             f"-T scorer={name}: no inspect scorer of that name is registered; give a registered name "
             "(model_graded_fact, my_package/my_scorer) or path/to/file.py@function"
         )
+    missing = _missing_files(arguments)
+    if missing:
+        raise OptionError(
+            f"-T scorer_args: {missing[0]} names no file (from {Path.cwd()}); the scorer would take the name itself "
+            "as the text"
+        )
     try:
         return scorer_from_spec(ScorerSpec(scorer=name), None, **arguments)
     except TypeError as error:
         raise OptionError(f"-T scorer_args: {name} does not take these arguments ({error})") from error
+
+
+MODEL_GRADED = ("model_graded_fact", "model_graded_qa")
+"""inspect's model-graded scorers, whose template is filled with :data:`MODEL_GRADED_FIELDS` and the sample's
+metadata."""
+
+MODEL_GRADED_FIELDS = ("question", "criterion", "answer", "instructions")
+
+
+def check_template(name: str, arguments: Mapping[str, Any], metadata: Collection[str]) -> None:
+    """Refuse a ``model_graded_*`` template with a placeholder the scorer will not fill (``{answr}``: a KeyError
+    in every grading), naming it, before the first request. ``metadata``: the keys every sample's metadata has."""
+    if name.rsplit("/", 1)[-1] not in MODEL_GRADED or not isinstance(arguments.get("template"), str):
+        return
+    template = arguments["template"]
+    path = Path(template).expanduser()
+    text = path.read_text(encoding="utf-8") if len(template) < 4096 and path.is_file() else template
+    origin = str(path) if text is not template else "the template"
+    try:
+        fields = {re.split(r"[.\[]", field)[0] for _, field, _, _ in string.Formatter().parse(text) if field}
+    except ValueError as error:
+        raise OptionError(
+            f"-T scorer_args: {origin} is not a template ({error}); write a literal brace as {{{{ or }}}}"
+        ) from error
+    fills = {*MODEL_GRADED_FIELDS, *metadata}
+    unknown = sorted(fields - fills)
+    if unknown:
+        shown = ", ".join("{" + field + "}" for field in unknown)
+        offered = ", ".join("{" + field + "}" for field in (*MODEL_GRADED_FIELDS, *sorted(metadata)))
+        raise OptionError(
+            f"-T scorer_args: {origin} has the placeholder {shown}, which {name} does not fill; it fills {offered}"
+        )
+
+
+def shared_metadata(samples: Sequence[Sample]) -> set[str]:
+    """The metadata keys every sample has: what a ``model_graded_*`` template may use beside its own fields."""
+    keys = [set(sample.metadata or {}) for sample in samples]
+    return set.intersection(*keys) if keys else set()
 
 
 def _submission_state(state: TaskState, submission: str, target: Target, question: str | None) -> TaskState:
@@ -154,7 +225,13 @@ async def grade(
     except LimitExceededError:  # the sample's own limits (time, tokens) end the sample, as in any solver
         raise
     except Exception as error:  # the grader's failure is a result to count, not a crash of the run
-        return {"value": None, "explanation": None, "reason": "error", "error": f"{type(error).__name__}: {error}"}
+        return {
+            "value": None,
+            "explanation": None,
+            "reason": "error",
+            "error": f"{type(error).__name__}: {error}",
+            "raised_at": _raised_at(error),
+        }
     if not isinstance(score, Score):
         return {"value": None, "explanation": None, "reason": "no score", "error": None}
     return {
@@ -163,6 +240,22 @@ async def grade(
         "reason": None if score.reason is None else str(score.reason),
         "error": None,
     }
+
+
+def grading_in_this_process() -> bool:
+    """Whether this process made a grader task, that is, whether one runs here."""
+    return _grader_tasks > 0
+
+
+def _grader_task_made() -> None:
+    global _grader_tasks
+    _grader_tasks += 1
+
+
+def _raised_at(error: BaseException) -> str | None:
+    """Where the exception was raised: the innermost line of its traceback (``File "x.py", line 12, in score``)."""
+    frames = traceback.extract_tb(error.__traceback__)
+    return None if not frames else f'File "{frames[-1].filename}", line {frames[-1].lineno}, in {frames[-1].name}'
 
 
 def _shown(result: Mapping[str, Any]) -> str:
@@ -181,6 +274,7 @@ def grade_submissions(
     """Grade each named submission of the sample with ``grader`` (concurrently), given ``target(state)`` and, where
     ``question`` is given, ``question(state)`` as the input instead of the sample's; keep what it gave and the models
     it called in the store."""
+    _grader_task_made()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         named = dict(submissions(state))

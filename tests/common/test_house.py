@@ -20,6 +20,7 @@ PACKAGES = (
     "coeval_tasks",
     "dhp_tasks",
     "fbi_tasks",
+    "grader_tasks",
     "judge_data",
     "judge_meta_eval",
     "judge_report",
@@ -34,7 +35,7 @@ FLOORS = (
     ("solvers.reading",),
     ("solvers",),
     ("scorers",),
-    ("adherence_tasks", "coeval_tasks", "dhp_tasks", "fbi_tasks", "lm_eval_tasks"),
+    ("adherence_tasks", "coeval_tasks", "dhp_tasks", "fbi_tasks", "grader_tasks", "lm_eval_tasks"),
     ("judge_report", "judge_meta_eval"),
 )
 """The floors of the house, ground first: a module imports only from its own floor or below. Shared data plumbing,
@@ -119,7 +120,13 @@ def test_no_import_runs_up_the_floors():
     assert imported_floors == set(range(len(FLOORS) - 1))  # every floor but the top one holds up another
 
 
-SUITE_REGISTRIES = ("dhp_tasks._registry", "fbi_tasks._registry", "adherence_tasks._registry", "coeval_tasks._registry")
+SUITE_REGISTRIES = (
+    "dhp_tasks._registry",
+    "fbi_tasks._registry",
+    "adherence_tasks._registry",
+    "coeval_tasks._registry",
+    "grader_tasks._registry",
+)
 """The modules that register every suite task with inspect."""
 
 

@@ -12,7 +12,8 @@ from judge_data.definitions import definitions, generated_blocks, readme_with_ta
 ROOT = Path(__file__).resolve().parents[2]
 READMES = sorted([ROOT / "README.md", *ROOT.glob("*/README.md")])
 DOCS = sorted(ROOT.glob("docs/*.md"))
-SUITE_READMES = [ROOT / suite / "README.md" for suite in ("dhp_tasks", "fbi_tasks", "adherence_tasks", "coeval_tasks")]
+SUITES = ("dhp_tasks", "fbi_tasks", "adherence_tasks", "coeval_tasks", "grader_tasks")
+SUITE_READMES = [ROOT / suite / "README.md" for suite in SUITES]
 SUITE_README_PROSE_LINES = 180
 """A suite README holds paper, tasks, options, metrics, data, deviations and changelog, as inspect_evals' do in ~170
 lines; what all suites share, and details too long for it, go to ``docs/``. The generated tables (20-50 lines, one
@@ -33,13 +34,7 @@ def _anchors(path: Path) -> set[str]:
 
 def test_every_suite_definition_has_its_readme_with_current_tables():
     blocks = generated_blocks()
-    assert {path.parent.name for path in blocks} == {
-        "dhp_tasks",
-        "fbi_tasks",
-        "adherence_tasks",
-        "coeval_tasks",
-        "lm_eval_tasks",
-    }
+    assert {path.parent.name for path in blocks} == {*SUITES, "lm_eval_tasks"}
     for path, tables in blocks.items():
         text = path.read_text(encoding="utf-8")
         for name in tables:
@@ -58,7 +53,7 @@ def test_a_changed_option_shows_as_an_out_of_date_readme():
 def test_the_top_readme_is_short_and_links_every_suite():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     assert len(text.splitlines()) <= 220
-    for folder in ("dhp_tasks", "fbi_tasks", "adherence_tasks", "coeval_tasks", "lm_eval_tasks", "judge_report"):
+    for folder in (*SUITES, "lm_eval_tasks", "judge_report"):
         assert f"({folder}/README.md" in text
 
 

@@ -15,7 +15,9 @@ from fbi_tasks.build import INSTRUCTIONS, read_suite
 from fbi_tasks.build import main as build_main
 from fbi_tasks.data import load_items
 from judge_data import DataError, OptionError
+from judge_report.items import headline_statistic, read_samples
 from judge_report.judges import judges_of
+from judge_report.references import column_references
 from judge_report.runs import Run, grader_name, read_runs
 from judge_report.tables import build_report
 from scorers.grader import grade_value
@@ -140,9 +142,17 @@ def test_model_graded_fact_against_three_stand_in_graders(tmp_path, fbi_data):
     }
     assert run.metadata["target"] == "gold" and run.metadata["paradigm"] == "grader"
     report = build_report(runs)
+    prefix = "model_graded_fact on openai-api/fakejudge/"
     assert sorted(judge.name for judge in report.judges.values()) == [
         f"model_graded_fact on openai-api/fakejudge/{name}" for name in sorted(graders)
     ]
+    (compared,) = [row for row in report.comparisons if {row.a, row.b} == {f"{prefix}discerning", f"{prefix}lenient"}]
+    assert compared.column == "fbi_grader error_rate" and compared.difference == -1.0 and compared.n_items == 6
+    assert compared.p == pytest.approx(1 / 32)  # exact McNemar: the 5 perturbed items, all discordant
+    ranks = {row[0].removeprefix(prefix): cell.rank for (row, _), cell in report.leaderboard.cells.items()}
+    assert ranks["discerning"] == 1 and ranks["lenient"] is not None
+    references = {row.reference: row.value for row in report.references if row.column == "fbi_grader error_rate"}
+    assert references == {"random judge": 0.75, "constant judge": 1.0}
 
 
 GRADER_FILE = '''
@@ -182,10 +192,12 @@ def test_a_scorer_from_a_file_without_a_target(tmp_path, fbi_data):
     assert not calls
     assert metrics["error_rate"] == 0.0 and metrics["si_error_rate"] == 1.0
     assert math.isnan(metrics["error_rate/factual/entity"])
-    assert metrics["scorer_errors"] == 2 and metrics["parse_failures"] == 2
+    assert metrics["scorer_errors"] == 2 and metrics["parse_failures"] == 0  # raised, not unreadable
+    assert metrics["error_rate_n"] == 5 and metrics["error_rate_n/factual/entity"] == 0
     entity = next(sample for sample in log.samples if sample.metadata["category"] == "entity")
     grades = entity.store["grader_grades"]
     assert grades["gold"]["error"] == "RuntimeError: grader unreachable" and grades["gold"]["value"] is None
+    assert grades["gold"]["raised_at"].startswith(f'File "{tmp_path / "my_grader.py"}", line 1')
     assert log.eval.metadata["grader"]["scorer_args"] == {"down_for": "entity"}
 
 
@@ -226,6 +238,11 @@ def test_model_graded_qa_on_dhp_texts(tmp_path, dhp_data):
     assert {task for task, _ in seen} == contexts
     assert all(criterion.startswith("Coherence: how well the sentences") for _, criterion in seen)
     assert log.eval.task == "dhp_grader_summeval" and log.eval.metadata["grader"]["scorer"] == "model_graded_qa"
+    (run,), _ = read_runs([tmp_path / "logs"])
+    statistic = headline_statistic(run, "dhp_grader", "D_avg", read_samples)
+    assert statistic.estimate() == pytest.approx(metrics["D_avg"])  # the report's per-item form is the suite's D_avg
+    references = {r.reference: r for r in column_references("dhp_grader", "D_avg", [run], read_samples)}
+    assert references["constant judge"].value == 0.0 and references["random judge"].value > 0
 
 
 @pytest.mark.integration
@@ -262,18 +279,18 @@ _TO_REWRITE = re.compile(r"Change to make: (.*?)\n\n.*Answer to rewrite:\n(.*)\n
 
 @reads_request
 def stand_in_perturber(request: dict) -> str:
-    """Spelling: the answer unchanged at temperature 0 (refused), a misspelt copy when sampled; entity: a made-up
-    name; score-invariant: a rewording."""
+    """Spelling: the answer unchanged at temperature 0 (refused), a misspelt copy when sampled; entity: the
+    instruction echoed at temperature 0 (refused), a made-up name when sampled; score-invariant: a rewording."""
     change, answer = _TO_REWRITE.search(request["messages"][-1]["content"]).groups()
     if change == INSTRUCTIONS["spelling"]:
         return answer.replace("the", "teh", 1) if request.get("temperature") else answer
     if change == INSTRUCTIONS["entity"]:
-        return f"Zorblax says: {answer}"
+        return f"Zorblax says: {answer}" if request.get("temperature") else f"Change to make: {change}\n{answer}"
     return f"In other words, {answer[0].lower()}{answer[1:]}"
 
 
 @pytest.mark.integration
-def test_fbi_build_writes_a_suite_the_grader_reads(tmp_path):
+def test_fbi_build_writes_a_suite_the_grader_reads(tmp_path, capsys):
     """Own answers perturbed by a stand-in perturber; a rebuild calls no model and writes the same bytes; the grader
     reads the suite, and a changed file fails its checksum."""
     (tmp_path / "items.jsonl").write_text("\n".join(json.dumps(item) for item in OWN_ITEMS) + "\n")
@@ -283,12 +300,18 @@ def test_fbi_build_writes_a_suite_the_grader_reads(tmp_path):
         with patch.dict(os.environ, env):
             build_main([str(tmp_path / "items.jsonl"), "-o", str(tmp_path / "suite.jsonl"), *build])
             first_calls = len(calls)
+            first = capsys.readouterr().out
             build_main([str(tmp_path / "items.jsonl"), "-o", str(tmp_path / "again.jsonl"), *build])
-    assert first_calls == 4 + 2 + 3  # spelling: refused once, then sampled ("sum"); refused three times ("capital")
+            again = capsys.readouterr().out
+    # entity: echoed, then sampled (2 x 2); score-invariant: 2; spelling: refused once, then sampled ("sum"),
+    # refused three times ("capital")
+    assert first_calls == 4 + 2 + 2 + 3
     assert len(calls) == first_calls
+    assert "perturber calls: 11 (0 answered by inspect's cache, 11 sent to the perturber)" in first
+    assert "perturber calls: 11 (11 answered by inspect's cache, 0 sent to the perturber)" in again
     assert (tmp_path / "again.jsonl").read_bytes() == (tmp_path / "suite.jsonl").read_bytes()
     header, items = read_suite(tmp_path / "suite.jsonl")
-    assert header["report"]["refused"] == {"spelling: identical": 4}
+    assert header["report"]["refused"] == {"entity: repeats the instructions": 2, "spelling: identical": 4}
     assert header["report"]["given_up"] == ["spelling/capital"]  # it has no "the" to misspell
     assert {(item.id, item.category) for item in items} == {
         (own["id"], category) for own in OWN_ITEMS for category in ("spelling", "entity", "score_invariant")
