@@ -132,9 +132,9 @@ def listing(package: str, data_root: Path, contributors: Sequence[str] = ()) -> 
         name: by_name[getattr(inspect.unwrap(function), TASK_OPTIONS)[0]].version for name, function, _ in tasks
     }
     main = by_name[package.removesuffix("_tasks")] if package != "coeval_tasks" else by_name["coeval_scoring"]
-    arxiv = ARXIV.search(main.paper)
+    arxiv, title = ARXIV.search(main.paper), PAPER_TITLE.search(main.paper)
     return {
-        "title": PAPER_TITLE.search(main.paper).group(1) if PAPER_TITLE.search(main.paper) else main.title,
+        "title": title.group(1) if title else main.title,
         "description": description((root / package / "README.md").read_text(encoding="utf-8")),
         "arxiv": arxiv.group(1) if arxiv else None,
         "group": GROUP,
