@@ -219,7 +219,7 @@ def read_usage(run: Run) -> Usage | None:
                 continue
             answers = max(len(event.output.choices), 1)
             judgments += answers
-            if started is not None and event.timestamp >= started:
+            if started is not None and event.timestamp.timestamp() >= started.timestamp():
                 timed += answers
             if event.cache == "read":
                 cached += answers
