@@ -2,8 +2,10 @@
 
 Built on inspect's ``eval_set``: its retries, its resume (the same command run again continues where it stopped
 and re-judges no finished sample), its progress display and its logs, one log folder per judge under
-``--log-dir``. The command ends by writing ``judge-report`` for that folder. ``--dry-run`` calls no judge: it
-counts the requests and tokens each task would send (:mod:`judge_meta_eval.dry_run`) and, with prices, the cost.
+``--log-dir``. Each judge's folder keeps the run's own request cache, so that a resumed run is answered from it for
+the requests of the samples that were in flight, and pays for none twice. The command ends by writing
+``judge-report`` for that folder. ``--dry-run`` calls no judge: it counts the requests and tokens the run would
+send (:mod:`judge_meta_eval.dry_run`), the check of each judge included, and, with prices, the cost.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ import os
 import re
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +29,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
 from inspect_ai.log import EvalLog
 from inspect_ai.model import CachePolicy, GenerateConfig
+from inspect_ai.solver import generate as generate_solver
 
 from judge_data import DownloadError, OptionError
 from judge_data.inspect_private import PrerequisiteError, parse_cli_args
@@ -40,7 +44,11 @@ DEFAULT_LOG_DIR = "logs/judge-meta-eval"
 DISPLAYS = ("full", "conversation", "rich", "plain", "log", "none")
 LOG_LEVELS = ("debug", "trace", "http", "info", "warning", "error", "critical", "notset")
 DEFAULT_CACHE_EXPIRY = "7D"
-"""What ``--cache`` alone keeps a judge's answers for, as ``inspect eval --cache`` does."""
+"""What ``--cache`` alone keeps a judge's answers for in inspect's shared cache, as ``inspect eval --cache`` does."""
+RUN_CACHE_FOLDER = ".cache"
+"""The folder, in a judge's eval-set folder, that holds the run's own request cache (inspect's cache layout)."""
+CACHE_FOLDER_VARIABLE = "INSPECT_CACHE_DIR"
+"""The environment variable inspect reads, at each request, for the folder of its request cache."""
 RICH_MARKUP = re.compile(r"\[/?(?:bold|italic|blue|red|green|yellow|magenta|cyan)(?: [a-z]+)*\]")
 """The console markup inspect's providers put in their messages (``[bold][blue]KEY[/blue][/bold]``)."""
 INTERRUPTED = 130
@@ -50,6 +58,8 @@ CHECK_RETRIES = 1
 reported as not answering; the runs themselves keep inspect's retries."""
 CHECK_PROMPT = "Reply with the word OK."
 """What the check asks a judge."""
+CHECK_MAX_TOKENS = 16
+"""The bound on the check's answer (``--max-tokens`` replaces it, as it does every bound of the run)."""
 EXCEPTION_LINE = re.compile(r"^(?!tenacity\.)[A-Za-z_][\w.]*(?:Error|Exception)\b")
 """A line of a traceback that names a raised exception (not tenacity's wrapper around the last attempt's)."""
 
@@ -190,13 +200,22 @@ def parser() -> argparse.ArgumentParser:
     harness.add_argument(
         "--attempt-timeout", type=int, metavar="SECONDS", help="bound on one attempt of a request before it is retried"
     )
-    harness.add_argument(
+    caching = harness.add_mutually_exclusive_group()
+    caching.add_argument(
         "--cache",
         nargs="?",
         const=DEFAULT_CACHE_EXPIRY,
         metavar="EXPIRY",
-        help=f"keep the judge's answers in inspect's model cache (for {DEFAULT_CACHE_EXPIRY} alone, or e.g. 1h, 3D, "
-        "1W), so a rerun asks again only what it has not asked",
+        help=f"keep the judge's answers in inspect's shared model cache instead of the run's own (for "
+        f"{DEFAULT_CACHE_EXPIRY} alone, or e.g. 1h, 3D, 1W), so that any later run with the same requests is "
+        "answered from it, in any --log-dir",
+    )
+    caching.add_argument(
+        "--no-cache",
+        action="store_true",
+        help=f"no request cache: a resumed run asks the judge again for the requests of the samples that were in "
+        f"flight when it stopped (by default each judge's log folder keeps the run's answers in "
+        f"{RUN_CACHE_FOLDER}/, so a resumed run pays for none twice, and a run in a new --log-dir asks afresh)",
     )
     return parse
 
@@ -217,9 +236,38 @@ def generate_options(args: argparse.Namespace) -> dict[str, Any]:
         "timeout": getattr(args, "timeout", None),
         "attempt_timeout": getattr(args, "attempt_timeout", None),
         "batch": getattr(args, "batch", None),
-        "cache": CachePolicy(expiry=args.cache) if getattr(args, "cache", None) else None,
+        "cache": cache_policy(args),
     }
     return {name: value for name, value in options.items() if value is not None}
+
+
+def cache_policy(args: argparse.Namespace) -> CachePolicy | None:
+    """The request cache of a run: none with ``--no-cache``; inspect's shared cache for ``--cache EXPIRY``;
+    otherwise the run's own, kept as long as its log folder (:func:`run_cache` points inspect at it)."""
+    if getattr(args, "no_cache", False):
+        return None
+    expiry = getattr(args, "cache", None)
+    return CachePolicy(expiry=expiry) if expiry else CachePolicy(expiry=None)
+
+
+@contextmanager
+def run_cache(args: argparse.Namespace, folder: Path) -> Iterator[None]:
+    """While a judge's eval set runs, inspect's request cache in that judge's log folder (``RUN_CACHE_FOLDER``), so
+    the same command run again is answered from it for what the interrupted run asked, while a run in another
+    ``--log-dir`` (a deliberate repeat) asks the judge afresh; nothing with ``--cache`` (inspect's shared cache) or
+    ``--no-cache``."""
+    if getattr(args, "no_cache", False) or getattr(args, "cache", None):
+        yield
+        return
+    previous = os.environ.get(CACHE_FOLDER_VARIABLE)
+    os.environ[CACHE_FOLDER_VARIABLE] = str(folder / RUN_CACHE_FOLDER)
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(CACHE_FOLDER_VARIABLE, None)
+        else:
+            os.environ[CACHE_FOLDER_VARIABLE] = previous
 
 
 def eval_set_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -271,12 +319,14 @@ def check_judge(model: str, model_args: Mapping[str, Any], generate: Mapping[str
     A judge that fails every request (a wrong URL, key or model name, a server that answers with errors) would
     otherwise be retried by inspect without end, or end every task with a traceback panel. The check asks with the
     run's own options, so inspect creates the judge once for both (a local model is loaded once); only its retries
-    are bounded (the task's configuration), and it never waits on a provider's batch API."""
+    and its answer's length are bounded (the task's configuration), it never waits on a provider's batch API, and it
+    is never answered from the request cache (a resumed run checks the judge again)."""
     with tempfile.TemporaryDirectory() as folder:
         logs = inspect_eval(
             Task(
                 dataset=[Sample(input=CHECK_PROMPT)],
-                config=GenerateConfig(max_retries=CHECK_RETRIES),
+                solver=generate_solver(cache=False),
+                config=GenerateConfig(max_retries=CHECK_RETRIES, max_tokens=CHECK_MAX_TOKENS),
                 name="judge_check",
             ),
             model=model,
@@ -335,21 +385,23 @@ def run_preset(args: argparse.Namespace, preset: Preset, models: list[str]) -> b
         if not planned.tasks:
             continue
         built = [build_task(entry, data_root, overrides) for entry in planned.tasks]
+        folder = _log_folder(log_dir, model)
         try:
             unanswered = check_judge(model, model_args, generate)
             if unanswered is None:
-                success, logs = eval_set(
-                    built,
-                    log_dir=str(_log_folder(log_dir, model)),
-                    model=model,
-                    model_args=model_args,
-                    model_roles=model_roles,
-                    max_tasks=args.max_tasks,
-                    metadata=preset.metadata(),
-                    log_dir_allow_dirty=True,
-                    **passed,
-                    **generate,
-                )
+                with run_cache(args, folder):
+                    success, logs = eval_set(
+                        built,
+                        log_dir=str(folder),
+                        model=model,
+                        model_args=model_args,
+                        model_roles=model_roles,
+                        max_tasks=args.max_tasks,
+                        metadata=preset.metadata(),
+                        log_dir_allow_dirty=True,
+                        **passed,
+                        **generate,
+                    )
         except (PrerequisiteError, OSError, ImportError) as error:
             # raised before any task runs, while inspect creates the judge (a sample's error is logged instead)
             raise judge_error(model, model_args, error) from None
@@ -390,6 +442,10 @@ def dry_run_preset(args: argparse.Namespace, preset: Preset, models: list[str]) 
         planned = plan(model, tasks)
         counter = dry_run.token_counter(model, model_args)
         judge_counts = []
+        if planned.tasks:  # a judge with no task to run is not checked
+            dry_run.REQUESTS.clear()
+            check_judge(f"{dry_run.PROVIDER}/{model}", model_args, generate)
+            judge_counts.append(dry_run.task_count(dry_run.CHECK_LABEL, 0, dry_run.REQUESTS, counter))
         with tempfile.TemporaryDirectory() as logs:
             for entry in planned.tasks:
                 with unscored_tasks():  # nothing is scored: CoEval's criteria task loads no embedder

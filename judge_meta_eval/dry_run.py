@@ -3,7 +3,8 @@
 Each task runs through inspect exactly as in the real run, with the judge replaced by :class:`DryRunAPI`, a
 provider that records every request (its prompt, how many answers it asks for, its bound on their length) and
 answers ``3`` at once; nothing is scored. So the requests counted are the requests the real run sends, by the
-same solvers. Prompt tokens are counted with the judge's own tokenizer (and chat template) where it can be loaded,
+same solvers, and the check that each judge answers before its tasks start is counted by sending it the same way.
+Prompt tokens are counted with the judge's own tokenizer (and chat template) where it can be loaded,
 and estimated at four characters a token where it cannot, which the table says.
 """
 
@@ -31,6 +32,9 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from judge_data.inspect_private import batch_providers
+
+CHECK_LABEL = "judge check"
+"""The table's line for the request that checks a judge answers before its tasks start."""
 
 PROVIDER = "judge-meta-eval-dry-run"
 """The provider name of :class:`DryRunAPI` (``judge-meta-eval-dry-run/<judge>``)."""
@@ -288,7 +292,8 @@ def table(
     header += ["with --batch ($)"] if batched else []
     rows = []
     for count in [*counts, _total(counts)]:
-        row = [count.label, f"{count.samples:,}", f"{count.requests:,}", f"{count.answers:,}"]
+        samples = "-" if count.label == CHECK_LABEL else f"{count.samples:,}"
+        row = [count.label, samples, f"{count.requests:,}", f"{count.answers:,}"]
         row += [f"{count.prompt_tokens:,}", _number(count.generated_bound)]
         if priced:
             row.append(_cost(count, price_in or 0.0, price_out or 0.0))
@@ -307,7 +312,7 @@ def table(
         lines.append("  ".join(cells))
         if number == 0 or number == len(rows) - 1:
             lines.append("  ".join("-" * width for width in widths))
-    lines += ["", f"prompt tokens: {counter.describe}"]
+    lines += ["", *LINES, f"prompt tokens: {counter.describe}"]
     if batched:
         lines.append(f"with --batch: the provider's batch API at {batch_share:.0%} of the price (answers within a day)")
     if any(count.conversation_tokens for count in counts):
@@ -320,6 +325,17 @@ def table(
         lines.append("some requests set no length bound: their generated tokens are not priced (set --max-tokens)")
     lines += list(skipped)
     return "\n".join(lines)
+
+
+LINES = (
+    f"{CHECK_LABEL}: the one request that makes sure the judge answers before its tasks start (every run sends it, "
+    "a resumed one too)",
+    "a task's line: the preset's task, with the options that tell its runs apart; samples: what it judges; requests: "
+    "calls to the judge; answers: the answers they ask for (several in one call where the provider returns choices)",
+    "total: every request the run sends to this judge; a resumed run sends only what the logs and the run's request "
+    "cache do not hold, and the check",
+)
+"""What each line of the table is, printed under it."""
 
 
 def _total(counts: Sequence[TaskCount]) -> TaskCount:

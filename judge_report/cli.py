@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
 from judge_data import DataError
+from judge_report.costs import judge_costs, read_prices
 from judge_report.exports import write_exports
 from judge_report.judges import parse_aliases
 from judge_report.plots import Figure
@@ -62,6 +64,25 @@ def parser() -> argparse.ArgumentParser:
         help="flag cells whose run has a larger share of unparsable judge answers (default 0.1)",
     )
     parse.add_argument("--no-styles", action="store_true", help="skip the DHP response styles (they read samples)")
+    prices = parse.add_argument_group("cost per 1,000 judgments (tokens and seconds are always reported)")
+    prices.add_argument("--price-in", type=float, help="$ per million prompt tokens, for every judge")
+    prices.add_argument("--price-out", type=float, help="$ per million generated tokens, for every judge")
+    prices.add_argument(
+        "--prices",
+        metavar="FILE",
+        help='JSON or YAML prices by model name, {"openai/gpt-4o-mini": {"input": 0.15, "output": 0.6}} in $ per '
+        "million tokens (a judge it does not name takes --price-in/--price-out)",
+    )
+    hub = parse.add_argument_group("publishing on the Hugging Face Hub (token: HF_TOKEN; another Hub: HF_ENDPOINT)")
+    hub.add_argument(
+        "--push-to-hub",
+        metavar="OWNER/NAME",
+        help="write the per-item results and report.json to this dataset, and the model-index and .eval_results "
+        "entries to the model card of each judge that is a Hub model the token's account owns",
+    )
+    hub.add_argument(
+        "--dry-run", action="store_true", help="with --push-to-hub: print what would be written, send nothing"
+    )
     return parse
 
 
@@ -70,6 +91,7 @@ def run(argv: list[str] | None = None) -> Path:
     args = parser().parse_args(argv)
     formats = _choices(args.format, FORMATS, "--format")
     plot_formats = [] if args.plots == "none" else _choices(args.plots, PLOT_FORMATS, "--plots")
+    prices = read_prices(args.prices, args.price_in, args.price_out)
     runs, skipped = read_runs(args.logs)
     if not runs:
         raise DataError(f"no successful runs found in {args.logs}" + (f" ({'; '.join(skipped)})" if skipped else ""))
@@ -78,6 +100,7 @@ def run(argv: list[str] | None = None) -> Path:
     sort_rows(report.leaderboard, args.sort)
     for table in report.suite_tables:
         order_like(table, report.leaderboard)
+    costs = judge_costs(report, prices)
     out = Path(args.out)
     (out / "tables").mkdir(parents=True, exist_ok=True)
 
@@ -102,7 +125,7 @@ def run(argv: list[str] | None = None) -> Path:
             figure.figure.savefig(out / "plots" / f"{figure.stem}.{extension}", dpi=110)
 
     if "md" in formats:
-        (out / "report.md").write_text(markdown(report, figures, args.flag_parse_failures), encoding="utf-8")
+        (out / "report.md").write_text(markdown(report, figures, args.flag_parse_failures, costs), encoding="utf-8")
     if "csv" in formats:
         write_columns_csv(report.leaderboard, out / "leaderboard.csv")
         for table in report.suite_tables:
@@ -116,15 +139,25 @@ def run(argv: list[str] | None = None) -> Path:
                 writer = csv.DictWriter(handle, fieldnames=list(style_rows[0]))
                 writer.writeheader()
                 writer.writerows(style_rows)
+    data = report_json(report, style_rows, costs)
     if "json" in formats:
-        write_json(report_json(report, style_rows), out / "report.json")
+        write_json(data, out / "report.json")
     if "html" in formats:
-        (out / "report.html").write_text(html_page(report, figures, args.flag_parse_failures), encoding="utf-8")
+        (out / "report.html").write_text(html_page(report, figures, args.flag_parse_failures, costs), encoding="utf-8")
     write_exports(report, out / "exports")
     print(markdown_leaderboard(report.leaderboard))
+    for judge, row in costs.by_judge().items():
+        print(f"{judge}: {row.summary()} per 1,000 judgments")
     for note in report.notes:
         print(f"note: {note}")
     print(f"report written to {out}")
+    if args.push_to_hub:
+        from judge_report.hub import publication, push
+
+        published = publication(report, args.push_to_hub, json.dumps(data, indent=2, default=str).encode())
+        print(published.describe() if args.dry_run else "\n".join(push(published)))
+    elif args.dry_run:
+        raise DataError("--dry-run goes with --push-to-hub (it prints what the push would write)")
     return out
 
 

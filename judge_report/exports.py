@@ -15,11 +15,15 @@ import json
 import math
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judge_data.definitions import COUNTS_LOWER_IS_BETTER
 from judge_report.runs import Run
 from judge_report.suites import SuiteView, confidence_interval
 from judge_report.tables import Report
+
+if TYPE_CHECKING:
+    from huggingface_hub import ModelCardData
 
 TASK_TYPE = "judge-meta-evaluation"
 SOURCE_NAME = "judge-meta-eval"
@@ -47,6 +51,12 @@ def _finite_headlines(run: Run, view: SuiteView) -> list[tuple[str, float]]:
 
 def model_card_metadata(report: Report, judge: str) -> str:
     """The model card YAML (``model-index``) with every headline of the judge's runs (``judge``: its identity)."""
+    data = model_card_data(report, judge)
+    return "" if data is None else data.to_yaml() + "\n"
+
+
+def model_card_data(report: Report, judge: str) -> ModelCardData | None:
+    """The model card's ``model-index`` entries, one per headline of the judge's runs; ``None`` without any."""
     from huggingface_hub import EvalResult, ModelCardData
 
     results = []
@@ -68,8 +78,8 @@ def model_card_metadata(report: Report, judge: str) -> str:
                 )
             )
     if not results:
-        return ""
-    return ModelCardData(model_name=report.judges[judge].name, eval_results=results).to_yaml() + "\n"
+        return None
+    return ModelCardData(model_name=report.judges[judge].name, eval_results=results)
 
 
 def eval_results_files(report: Report, judge: str) -> dict[str, str]:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from judge_report.costs import PER, Costs, judges_with_costs
 from judge_report.plots import Figure
 from judge_report.tables import Cell, Report, Table
 from scorers.paired import BOOTSTRAP_TEST, MCNEMAR, RANK_RULE
@@ -119,18 +120,34 @@ COMPARISONS_NOTE = (
 ).format(MCNEMAR, BOOTSTRAP_TEST)
 
 
-def markdown_judges(report: Report) -> str:
-    """The judges table: each short name with its model, harnesses and every model argument."""
-    rows = [["judge", "model", "harness", "model arguments"]]
+def markdown_judges(report: Report, costs: Costs | None = None) -> str:
+    """The judges table: each short name with its model, harnesses and every model argument, and with ``costs`` its
+    cost and speed per 1,000 judgments over every suite."""
+    rows = [["judge", "model", "harness", "model arguments"] + ([COST_COLUMN] if costs else [])]
+    per_judge = judges_with_costs(costs, (judge.name for judge in report.judges.values())) if costs else {}
     for judge in report.judges.values():
         arguments = ", ".join(f"{name}={value}" for name, value in sorted(judge.model_args.items()))
-        rows.append([judge.name, judge.model, judge.harness_text, arguments or "none"])
+        row = [judge.name, judge.model, judge.harness_text, arguments or "none"]
+        rows.append(row + ([per_judge[judge.name]] if costs else []))
     return _aligned(rows)
 
 
-def markdown(report: Report, figures: list[Figure], flag: float) -> str:
-    """``report.md``: the leaderboard, the judges, the flag's meaning, each suite's table, the paper tables, the
-    figures and the notes."""
+COST_COLUMN = f"per {PER:,} judgments"
+"""The judges table's column of cost and speed."""
+
+COSTS_TITLE = f"Cost and speed per {PER:,} judgments"
+
+COSTS_NOTE = (
+    "A judgment is one answer of the judge. Tokens in and out are those the provider reported for the requests it "
+    "answered, per 1,000 of their judgments; judgments served from the request cache (a resumed run's) are counted "
+    "apart and never paid; seconds are each run's wall time per 1,000 judgments it made; $ at the prices given "
+    "(--price-in/--price-out or --prices), per 1,000 paid judgments."
+)
+
+
+def markdown(report: Report, figures: list[Figure], flag: float, costs: Costs | None = None) -> str:
+    """``report.md``: the leaderboard, the judges (with ``costs``, their cost and speed), the flag's meaning, each
+    suite's table, the paper tables, the figures and the notes."""
     parts = ["# Judge report", "", f"## {report.leaderboard.title}", "", markdown_leaderboard(report.leaderboard)]
     parts += ["", LEADERBOARD_NOTE, ""]
     if report.references:
@@ -139,7 +156,10 @@ def markdown(report: Report, figures: list[Figure], flag: float) -> str:
         parts += ["### Judges compared", "", markdown_comparisons(report), "", COMPARISONS_NOTE, ""]
     parts += ["The tasks each headline pools:", ""]
     parts += [f"- {info.label}: {info.tasks_text}" for info in report.leaderboard.column_info] + [""]
-    parts += ["## Judges", "", markdown_judges(report), "", FLAG_NOTE.format(flag), ""]
+    parts += ["## Judges", "", markdown_judges(report, costs), "", FLAG_NOTE.format(flag), ""]
+    if costs and costs.rows:
+        parts += [f"## {COSTS_TITLE}", "", costs.markdown(), "", COSTS_NOTE, ""]
+        parts += [f"- {note}" for note in costs.notes] + ([""] if costs.notes else [])
     for table in [*report.suite_tables, *report.paper_tables]:
         parts += [f"## {table.title}", "", markdown_table(table), ""]
     if figures:
@@ -245,9 +265,10 @@ def _table_json(table: Table) -> dict:
     }
 
 
-def report_json(report: Report, style_rows: list[dict]) -> dict:
-    """Every judge, run, cell, interval, flag and note of the report as plain data."""
-    return {
+def report_json(report: Report, style_rows: list[dict], costs: Costs | None = None) -> dict:
+    """Every judge, run, cell, interval, flag and note of the report as plain data (with ``costs``, the cost and
+    speed per judge and suite under ``costs``)."""
+    data = {
         "leaderboard": _table_json(report.leaderboard),
         "judges": [
             {
@@ -309,6 +330,9 @@ def report_json(report: Report, style_rows: list[dict]) -> dict:
         "response_styles": [{k: (_number(v) if isinstance(v, float) else v) for k, v in r.items()} for r in style_rows],
         "notes": report.notes,
     }
+    if costs is not None:
+        data["costs"] = costs.as_json()
+    return data
 
 
 def png_bytes(figure: Figure) -> bytes:
@@ -384,9 +408,11 @@ def html_table(table: Table, judges: Mapping[str, str], compact: bool = False) -
     }
 
 
-def html_page(report: Report, figures: list[Figure], flag: float) -> str:
-    """``report.html``: one self-contained page with the tables, the embedded figures and the notes."""
+def html_page(report: Report, figures: list[Figure], flag: float, costs: Costs | None = None) -> str:
+    """``report.html``: one self-contained page with the tables (with ``costs``, the judges' cost and speed), the
+    embedded figures and the notes."""
     identities = {judge.name: judge.identity for judge in report.judges.values()}
+    per_judge = judges_with_costs(costs, identities) if costs else {}
     return _PAGE.render(
         leaderboard=html_table(report.leaderboard, identities, compact=True),
         leaderboard_note=LEADERBOARD_NOTE,
@@ -411,9 +437,21 @@ def html_page(report: Report, figures: list[Figure], flag: float) -> str:
                 "model": judge.model,
                 "harnesses": judge.harness_text,
                 "arguments": [f"{name}={value}" for name, value in sorted(judge.model_args.items())],
+                "costs": per_judge.get(judge.name, ""),
             }
             for judge in report.judges.values()
         ],
+        cost_column=COST_COLUMN if costs else "",
+        costs={
+            "title": COSTS_TITLE,
+            "rows": [
+                [row.judge, row.suite, f"{row.usage.judgments:,}", f"{row.usage.cached:,}", *row.cells()]
+                for row in costs.rows
+            ],
+            "notes": [COSTS_NOTE, *costs.notes],
+        }
+        if costs and costs.rows
+        else None,
         flag_note=FLAG_NOTE.format(flag),
         suite_tables=[html_table(table, identities) for table in report.suite_tables],
         paper_tables=[html_table(table, identities) for table in report.paper_tables],
