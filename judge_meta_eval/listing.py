@@ -30,7 +30,7 @@ from adherence_tasks.data import BARTSCORE, HANNA, JUDGE_BENCH, NEXT_CHAPTER, OP
 from coeval_tasks.data import COEVAL_COMMIT, COEVAL_REPO
 from dhp_tasks.data import SQUAD_DEV_URL, STORYCLOZE_URL, SUMMEVAL_URL, SUMPUBMED_RAW, WMT22_RAW, WMT22_XML
 from fbi_tasks.data import FBI_RELEASE_URL
-from judge_data.definitions import SUITE_MODULES, TASK_OPTIONS, definitions
+from judge_data.definitions import TASK_OPTIONS, definitions
 from judge_meta_eval.presets import load_preset
 from scorers.criteria_consistency import DEFAULT_EMBEDDER, unscored_tasks
 
@@ -89,7 +89,8 @@ ASSETS: dict[str, tuple[Asset, ...]] = {
         Asset("huggingface", DEFAULT_EMBEDDER, "hf_model", "unpinned"),  # the criteria task's embedder
     ),
 }
-"""The sources each suite downloads, by the constants its modules pin them with."""
+"""The sources each suite downloads, by the constants its modules pin them with: the suites on public data, the ones
+listed (``grader_tasks`` judges the user's own labels and has no samples of its own)."""
 
 PAPER_TITLE = re.compile(r"\*([^*]+)\*")
 """The paper's title, in italics in a definition's ``paper``."""
@@ -156,11 +157,10 @@ def listing_text(entry: dict[str, Any]) -> str:
 
 
 def generated(data_root: Path, contributors: Sequence[str] = ()) -> dict[Path, str]:
-    """Every suite package's ``eval.yaml`` by path."""
+    """Every listed suite package's ``eval.yaml`` by path."""
     root = Path(__file__).resolve().parents[1]
     return {
-        root / package / LISTING_FILE: listing_text(listing(package, data_root, contributors))
-        for package in SUITE_MODULES
+        root / package / LISTING_FILE: listing_text(listing(package, data_root, contributors)) for package in ASSETS
     }
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import yaml
 
-from judge_data.definitions import SUITE_MODULES, TASK_OPTIONS, definitions
-from judge_meta_eval.listing import LISTING_FILE, description, generated
+from judge_data.definitions import TASK_OPTIONS, definitions
+from judge_meta_eval.listing import ASSETS, LISTING_FILE, description, generated
 from tests.conftest import data_folder
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,7 +27,7 @@ def test_committed_listings_are_what_the_generator_writes():
 
 def test_every_listed_task_is_a_registered_task_of_its_version():
     versions = {definition.name: definition.version for definition in definitions().values()}
-    for package in SUITE_MODULES:
+    for package in ASSETS:
         entry = yaml.safe_load((ROOT / package / LISTING_FILE).read_text(encoding="utf-8"))
         assert list(entry) == FIELDS and entry["arxiv"].startswith("https://arxiv.org/abs/")
         registry = importlib.import_module(f"{package}._registry")
