@@ -34,9 +34,17 @@ def judge_slug(judge: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", judge).strip("_")
 
 
+def _public(value: object) -> object:
+    """A setting as a public card shows it: a local file or folder by its name alone (``/home/me/data/fbi`` ->
+    ``fbi``), since exports are written to be published."""
+    if isinstance(value, str) and (Path(value).is_absolute() or Path(value).expanduser().exists()):
+        return Path(value).name
+    return value
+
+
 def _settings_note(report: Report, run: Run, config: int) -> str:
     settings = report.configs[run.task][config - 1]
-    shown = {name: value for name, value in settings.items() if value not in (None, [], {}, "")}
+    shown = {name: _public(value) for name, value in settings.items() if value not in (None, [], {}, "")}
     return ", ".join(f"{name}={json.dumps(value, default=str)}" for name, value in shown.items())
 
 

@@ -503,6 +503,18 @@ def test_exports_use_huggingface_hub_model_index():
     assert harness["results"]["fbi_single_vanilla"]["error_rate_stderr,none"] == pytest.approx(0.2 / 3.92)
 
 
+def test_exports_name_a_local_data_folder_by_its_name_alone():
+    from dataclasses import replace
+
+    from huggingface_hub import ModelCard
+
+    local = replace(run("a", 0.25), metadata={"paradigm": "single", "n_items": 10, "source": "/home/me/private/fbi"})
+    card = ModelCard("---\n" + model_card_metadata(build_report([local]), "openai/a") + "---\n")
+    (result,) = card.data.eval_results
+    assert 'source="fbi"' in result.dataset_args["settings"]
+    assert "/home/me" not in model_card_metadata(build_report([local]), "openai/a")
+
+
 def test_missing_log_path_is_one_clean_message(tmp_path):
     command = [str(BIN / "judge-report"), str(tmp_path / "nothing"), "--out", str(tmp_path / "out")]
     result = run_cli(command, tmp_path, expect_success=False)
