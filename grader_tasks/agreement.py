@@ -15,6 +15,7 @@ from inspect_ai.solver import TaskState
 
 from grader_tasks.definition import GRADER_AGREEMENT
 from grader_tasks.labels import check_targets, read_labels, read_unlabelled
+from judge_data.recorded import Columns, Place, RecordedJudgments
 from scorers.consistency import grade_consistency
 from scorers.grader import GRADE, grader_grades
 from scorers.labels import LABELS_KEY, label_agreement, label_scale
@@ -22,15 +23,20 @@ from solvers.grader import (
     check_template,
     grade_submissions,
     grader_metadata,
-    load_grader,
+    grader_under_test,
     scorer_arguments,
     shared_metadata,
 )
+from solvers.recorded import recorded_judgments
 
 DEFAULTS = GRADER_AGREEMENT.task_defaults("agreement")
 
 OUTPUT_KEY = "output"
 """Sample metadata: the labelled output, graded as the submission."""
+
+
+GRADES = Columns("grade", answers=False)
+"""What the labels task reads from recorded grades: one grade per labelled output."""
 
 
 def _submission(state: TaskState) -> Mapping[str, str]:
@@ -45,6 +51,10 @@ def _no_target(state: TaskState) -> Target:
     return Target("")
 
 
+def _place(state: TaskState) -> dict[str, Place]:
+    return {GRADE: (str(state.sample_id), None, ())}
+
+
 @task
 @GRADER_AGREEMENT.takes("agreement")
 def agreement(
@@ -53,11 +63,15 @@ def agreement(
     scorer_args: str | dict[str, Any] | None = DEFAULTS["scorer_args"],
     target: str = DEFAULTS["target"],
     unlabelled: str | None = DEFAULTS["unlabelled"],
+    judgments: str | None = DEFAULTS["judgments"],
+    judge: str | None = DEFAULTS["judge"],
+    prompt: str | None = DEFAULTS["prompt"],
 ) -> Task:
-    """Your grader against your labels: any inspect scorer grades each labelled output."""
-    GRADER_AGREEMENT.arguments("agreement", locals())
+    """Your grader against your labels: any inspect scorer grades each labelled output (or its grades, recorded:
+    ``judgments``)."""
+    options = GRADER_AGREEMENT.arguments("agreement", locals())
     arguments = scorer_arguments(scorer_args)
-    grading = load_grader(scorer, arguments)
+    under_test = grader_under_test(options, arguments, GRADES)
     outputs, checksum = read_labels(labels)
     if target == "gold":
         check_targets(outputs, labels)
@@ -74,9 +88,14 @@ def agreement(
     scale = label_scale([label for output in outputs for label in output.labels.values()])
     others = read_unlabelled(unlabelled, str(scorer), {output.id for output in outputs})
     summary = None if others is None else others.grades
+    if isinstance(under_test, RecordedJudgments):
+        recorded = under_test.for_items({output.id: output.id for output in outputs}, "grader_tasks/agreement")
+        solver = recorded_judgments(recorded, _place)
+    else:
+        solver = grade_submissions(_submission, under_test, _row_target if target == "gold" else _no_target)
     return Task(
         dataset=MemoryDataset(samples, name="grader_agreement"),
-        solver=grade_submissions(_submission, grading, _row_target if target == "gold" else _no_target),
+        solver=solver,
         scorer=grader_grades(),
         metrics=[
             label_agreement(
@@ -92,7 +111,11 @@ def agreement(
         metadata={
             "task_version": GRADER_AGREEMENT.version,
             "paradigm": "grader",
-            "grader": grader_metadata(str(scorer), arguments),
+            **(
+                {"recorded": under_test.metadata()}
+                if isinstance(under_test, RecordedJudgments)
+                else {"grader": grader_metadata(str(scorer), arguments)}
+            ),
             "target": target,
             "labels": checksum[:12],
             "labels_file": labels,

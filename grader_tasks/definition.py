@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from fbi_tasks.definition import FBI_GRADER
 from judge_data.definitions import REQUIRED, Headline, Option, SuiteDefinition, TaskOptions
+from judge_data.recorded import JUDGMENTS_OPTION_NAMES, JUDGMENTS_OPTIONS
 from scorers.consistency import GRADES_CHANGED, SELF_ALPHA
 from scorers.grader import SCORER_ERRORS
 from scorers.labels import FOOTING_DIFFERENCE, HUMANS, SAME_FOOTING
@@ -50,6 +51,7 @@ GRADER_AGREEMENT = SuiteDefinition(
             '`{"id", "grade"}`; outputs whose id is in `labels` are left out',
             shown_default="none",
         ),
+        *JUDGMENTS_OPTIONS,
     ),
     headlines=(
         Headline("kappa", higher_is_better=True),
@@ -66,7 +68,11 @@ GRADER_AGREEMENT = SuiteDefinition(
         Headline(SCORER_ERRORS, higher_is_better=False, leaderboard=False),
     ),
     comparable_on=("task_version", "labels", "n_items", "target"),
-    tasks={"agreement": TaskOptions(("labels", "scorer", "scorer_args", "target", "unlabelled"), {"labels": REQUIRED})},
+    tasks={
+        "agreement": TaskOptions(
+            ("labels", "scorer", "scorer_args", "target", "unlabelled", *JUDGMENTS_OPTION_NAMES), {"labels": REQUIRED}
+        )
+    },
 )
 
 DEFINITIONS = (GRADER_AGREEMENT,)

@@ -30,7 +30,7 @@ from scorers.discernment import (
 )
 from scorers.grader import GRADE, SCORER_ERRORS
 from scorers.ppi import CORRECTED, Summary, pass_rate_metrics
-from scorers.values import as_float, headlines_first
+from scorers.values import as_float, headlines_first, unanswered
 
 LabelScale = Literal["binary", "ordinal", "numeric"]
 LABEL_SCALES: tuple[LabelScale, ...] = ("binary", "ordinal", "numeric")
@@ -378,8 +378,8 @@ def label_agreement(
 ) -> Metric:
     """The grader against the labels (:func:`label_agreement_report`; Pearson and Spearman of the item means for
     ordinal and numeric labels), ``<statistic>_n`` (items with a grade and a label), ``pairs``, ungraded submissions
-    (``parse_failures``, ``scorer_errors``), and with the unlabelled outputs' grades (count, mean, variance) the
-    corrected pass rate (:func:`scorers.ppi.pass_rate_metrics`).
+    (``parse_failures``, ``scorer_errors``; ``unanswered``: recorded grades without a row), and with the unlabelled
+    outputs' grades (count, mean, variance) the corrected pass rate (:func:`scorers.ppi.pass_rate_metrics`).
 
     Takes inspect's unreduced scores: each epoch's grade is one judgment, paired with every label of its item."""
 
@@ -403,6 +403,7 @@ def label_agreement(
         for key in ("parse_failures", SCORER_ERRORS):
             counted = [as_float(value.get(key)) for value in values]
             metrics[key] = float(sum(count for count in counted if not math.isnan(count)))
+        metrics.update(unanswered(values))
         return headlines_first(metrics, HEADLINES)
 
     return compute

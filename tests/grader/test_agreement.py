@@ -208,3 +208,31 @@ def test_a_task_refuses_a_misspelt_placeholder_when_it_is_created(tmp_path):
     with pytest.raises(OptionError, match=r"\{answr\}, which model_graded_fact does not fill; it fills"):
         create_task("grader_tasks/agreement", f"labels={labels}", "scorer=model_graded_fact",
                     f'scorer_args={{"template": "{template}"}}')  # fmt: skip
+
+
+def test_recorded_grades_stand_in_for_the_grader_and_are_compared_with_the_labels(tmp_path):
+    """Grades of an earlier run (``-T judgments=``) on the 24 labelled outputs: all as the labels say but one, which
+    says ``I`` for a correct output; one output has no grade (unanswered) and one grade is unreadable."""
+    from tests.support.inspect_runs import eval_recorded, metrics_of
+
+    labels, by_output = _labels(tmp_path)
+    rows = [json.loads(line) for line in open(labels, encoding="utf-8")]
+    grades = []
+    for index, row in enumerate(rows):
+        grade = by_output[row["output"]]
+        if index == 0:
+            grade = "I"
+        elif index == 9:
+            grade = "maybe"
+        if index != 1:
+            grades.append({"id": row["id"], "judge": "last-year", "grade": grade})
+    path = tmp_path / "grades.jsonl"
+    path.write_text("".join(json.dumps(grade) + "\n" for grade in grades))
+    log = eval_recorded("grader_tasks/agreement", tmp_path, f"labels={labels}", f"judgments={path}")
+    metrics = metrics_of(log)
+    # 22 graded and read: 13 correct outputs graded C, one graded I, 8 incorrect graded I
+    assert metrics["accuracy"] == pytest.approx(21 / 22)
+    assert (metrics["unanswered"], metrics["parse_failures"]) == (1, 1)
+    assert log.eval.metadata["recorded"]["judge"] == "last-year"
+    with pytest.raises(OptionError, match="-T scorer runs a grader and -T judgments holds the grades"):
+        create_task("grader_tasks/agreement", f"labels={labels}", f"judgments={path}", "scorer=model_graded_fact")
