@@ -155,13 +155,13 @@ def convert(path: Path, items: Sequence[HumanItem], source: str) -> Conversion:
     for row, system in enumerate(systems):
         for position in range(HANNA_PROMPTS):
             story = HANNA_PROMPTS * row + position
-            item = by_story.get(story)
-            if item is None:
+            found = by_story.get(story)
+            if found is None:
                 unmatched.append(story)
                 continue
-            if item_system(item) != system:
+            if item_system(found) != system:
                 raise DataError(
-                    f"{source}: item {item.id} (Story ID {story}) was written by {item_system(item)!r}, but {path} "
+                    f"{source}: item {found.id} (Story ID {story}) was written by {item_system(found)!r}, but {path} "
                     f"puts Story ID {story} in the row of {system!r}; the file and the items are not the same HANNA"
                 )
             for column, cells in values.items():
@@ -169,7 +169,7 @@ def convert(path: Path, items: Sequence[HumanItem], source: str) -> Conversion:
                 off_scale += not 1 <= value <= 5
                 rows.append(
                     {
-                        "id": item.id,
+                        "id": found.id,
                         "criterion": column.criterion,
                         "judge": column.judge,
                         "prompt": column.prompt,

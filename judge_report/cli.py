@@ -11,6 +11,7 @@ from judge_data import DataError
 from judge_report.exports import write_exports
 from judge_report.judges import parse_aliases
 from judge_report.plots import Figure
+from judge_report.published import add_published, read_published, shipped
 from judge_report.render import (
     html_page,
     markdown,
@@ -62,6 +63,14 @@ def parser() -> argparse.ArgumentParser:
         help="flag cells whose run has a larger share of unparsable judge answers (default 0.1)",
     )
     parse.add_argument("--no-styles", action="store_true", help="skip the DHP response styles (they read samples)")
+    parse.add_argument(
+        "--published",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="published values to show beside the measured ones, never ranked: a JSON file, or the name of one the "
+        f"package ships ({', '.join(sorted(shipped()))}); repeatable",
+    )
     return parse
 
 
@@ -70,10 +79,12 @@ def run(argv: list[str] | None = None) -> Path:
     args = parser().parse_args(argv)
     formats = _choices(args.format, FORMATS, "--format")
     plot_formats = [] if args.plots == "none" else _choices(args.plots, PLOT_FORMATS, "--plots")
+    published = [read_published(name) for name in args.published]
     runs, skipped = read_runs(args.logs)
     if not runs:
         raise DataError(f"no successful runs found in {args.logs}" + (f" ({'; '.join(skipped)})" if skipped else ""))
     report = build_report(runs, args.flag_parse_failures, parse_aliases(args.alias))
+    add_published(report, published)
     report.notes.extend(f"left out {reason}" for reason in skipped)
     sort_rows(report.leaderboard, args.sort)
     for table in report.suite_tables:

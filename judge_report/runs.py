@@ -33,6 +33,8 @@ class Run:
     notes: tuple[str, ...] = field(default_factory=tuple)
     grader: str | None = None
     """The grader under test of a ``grader`` task: its inspect scorer and a hash of the scorer's arguments."""
+    registry_name: str | None = None
+    """The task as inspect's command line names it (``adherence_tasks/hanna``); ``None`` for lm-eval."""
 
     @property
     def judge(self) -> str:
@@ -149,6 +151,7 @@ def inspect_run(location: str) -> tuple[Run | None, str]:
             limit=spec.config.limit,
             epochs=spec.config.epochs,
             grader=grader,
+            registry_name=spec.task_registry_name,
         ),
         "",
     )
