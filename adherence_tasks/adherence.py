@@ -36,6 +36,7 @@ from judge_data.human import (
     select_items,
 )
 from judge_data.options import OptionError
+from judge_data.recorded import Columns, check_judgments_options, read_judgments
 from scorers.adherence import CriterionSpec, ReadAnswer, criterion_ratings, human_agreement
 from scorers.likelihood import DEFAULT_NORMALIZATION, Normalization, likelihood_scores
 from solvers.judge import sample_prompts
@@ -50,6 +51,7 @@ from solvers.reading.logprobs import (
     max_tokens_for,
     whole_number_scale,
 )
+from solvers.recorded import recorded_judgments
 
 logger = logging.getLogger(__name__)
 
@@ -110,6 +112,7 @@ def check_options(options: Mapping[str, Any], task: str) -> JudgeTemplate | None
         raise OptionError(f"normalize={normalize} applies to scoring=perplexity, not scoring={scoring}")
     template = load_judge_template(options["judge_template"], ADHERENCE_PLACEHOLDERS, task)
     check_template_scoring(template, scoring)
+    check_judgments_options(options, scoring)
     return template
 
 
@@ -120,7 +123,9 @@ def adherence_task(name: str, folder: Path | None, metadata: Mapping[str, Any], 
     ``scoring``: ``sample`` parses ``repeats`` answers per question, ``logprobs`` reads one answer's top
     log-probabilities, ``perplexity`` asks nothing (``setting`` is unused) and takes the judge's likelihood of the
     response, per scored token or (``normalize="byte"``, lm-eval's convention) per UTF-8 byte.
-    ``answer_format="json"`` asks for JSON objects.
+    ``answer_format="json"`` asks for JSON objects. With ``judgments`` (a file of recorded judgments, one per item and
+    criterion) no model is asked: each recorded answer is read against the setting's prompt, each value on the
+    criterion's scale.
 
     ``folder`` is the data (``None``: the paper dataset's public source, fetched once the options are checked).
     Each criterion's taxonomy group is the suite's assignment for a paper dataset (``criteria/<dataset>.json``,
@@ -150,6 +155,9 @@ def adherence_task(name: str, folder: Path | None, metadata: Mapping[str, Any], 
     excluded = names_option(options["exclude_systems"])
     kept = exclude_systems(load_items(folder, all_criteria), excluded, str(folder))
     items = select_documents(select_items(kept, n, seed), documents, seed)
+    judgments = read_judgments(options, Columns("score", [criterion.name for criterion in all_criteria]))
+    if judgments is not None:
+        judgments = judgments.for_items({item.id: item.id for item in items}, f"adherence_tasks/{name}")
     task_description = str(document.get("task_description") or "").strip()
     measured = logged_setting(setting, scoring)
     if scoring == "perplexity":
@@ -163,13 +171,21 @@ def adherence_task(name: str, folder: Path | None, metadata: Mapping[str, Any], 
             criterion: ReadAnswer(key, by_key[key].low, by_key[key].high, by_key[key].binary)
             for criterion, key in answered_by.items()
         }
-        if scoring == "logprobs":
-            solver = logprob_prompts(
-                _prompts(questions, task_description, template), _logprob_tokens(questions), temperature=temperature
+        prompts = _prompts(questions, task_description, template)
+        if judgments is not None:
+
+            def criterion_prompts(state: TaskState) -> dict[str, str]:
+                asked = prompts(state)
+                return {criterion: asked[key] for criterion, key in answered_by.items()}
+
+            solver = recorded_judgments(
+                judgments, lambda state: {c.name: (str(state.sample_id), c.name, ()) for c in chosen}, criterion_prompts
             )
+        elif scoring == "logprobs":
+            solver = logprob_prompts(prompts, _logprob_tokens(questions), temperature=temperature)
         else:
             solver = sample_prompts(
-                _prompts(questions, task_description, template),
+                prompts,
                 repeats=repeats,
                 temperature=temperature,
                 configs={question.key: answer_config(question.shape, answer_format) for question in questions},
@@ -201,6 +217,7 @@ def adherence_task(name: str, folder: Path | None, metadata: Mapping[str, Any], 
             **({"normalize": normalize} if scoring == "perplexity" else {}),
             **({"min_mass": min_mass} if scoring == "logprobs" else {}),
             **(template.metadata() if template else {}),
+            **({"recorded": judgments.metadata()} if judgments else {}),
             "exclude_systems": excluded,
             "n_items": len(items),
             "documents": documents,
@@ -250,6 +267,9 @@ def _dataset_task(dataset: AdherenceDataset):
         answer_format: AnswerFormat = DEFAULTS["answer_format"],
         groups: str | None = DEFAULTS["groups"],
         judge_template: str | None = DEFAULTS["judge_template"],
+        judgments: str | None = DEFAULTS["judgments"],
+        judge: str | None = DEFAULTS["judge"],
+        prompt: str | None = DEFAULTS["prompt"],
     ) -> Task:
         """Instruction adherence on {description}."""
         options = ADHERENCE.arguments("paper", locals())
@@ -301,6 +321,9 @@ def custom(
     answer_format: AnswerFormat = CUSTOM_DEFAULTS["answer_format"],
     groups: str | None = CUSTOM_DEFAULTS["groups"],
     judge_template: str | None = CUSTOM_DEFAULTS["judge_template"],
+    judgments: str | None = CUSTOM_DEFAULTS["judgments"],
+    judge: str | None = CUSTOM_DEFAULTS["judge"],
+    prompt: str | None = CUSTOM_DEFAULTS["prompt"],
 ) -> Task:
     """Instruction adherence on your own human-annotated data."""
     options = ADHERENCE.arguments("custom", locals())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from adherence_tasks.prompts import PERPLEXITY_SETTING, SETTINGS
 from judge_data.definitions import ALL, REQUIRED, Headline, Option, SuiteDefinition, TaskOptions
+from judge_data.recorded import JUDGMENTS_OPTION_NAMES, JUDGMENTS_OPTIONS
 from scorers.likelihood import DEFAULT_NORMALIZATION, NORMALIZATIONS
 from solvers.judge_template import ADHERENCE_PLACEHOLDERS
 from solvers.reading.formats import ANSWER_FORMATS
@@ -26,6 +27,7 @@ PAPER_OPTIONS = (
     "answer_format",
     "groups",
     "judge_template",
+    *JUDGMENTS_OPTION_NAMES,
 )
 """The options of a paper dataset's task, in the order its signature and docstring list them."""
 
@@ -137,6 +139,7 @@ ADHERENCE = SuiteDefinition(
             "questions (one on overall quality, or one per criterion)",
             shown_default="the setting's prompt",
         ),
+        *JUDGMENTS_OPTIONS,
     ),
     headlines=(
         Headline("pearson", higher_is_better=True),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from coeval_tasks.data import COEVAL_COMMIT, COEVAL_REPO, DATASETS
 from judge_data.definitions import ALL, REQUIRED, Headline, Option, SuiteDefinition, TaskOptions
+from judge_data.recorded import JUDGMENTS_OPTION_NAMES, JUDGMENTS_OPTIONS
 from scorers.criteria_consistency import DEFAULT_EMBEDDER, DEFAULT_MATCH_THRESHOLD
 from solvers.reading.formats import ANSWER_FORMATS
 from solvers.reading.logprobs import MIN_MASS_OPTION, RATING_SCORINGS
@@ -78,7 +79,18 @@ COEVAL_CRITERIA = SuiteDefinition(
     },
 )
 
-SCORING_OPTIONS = ("mode", "data_dir", "criteria", "n", "seed", "temperature", "scoring", "min_mass", "answer_format")
+SCORING_OPTIONS = (
+    "mode",
+    "data_dir",
+    "criteria",
+    "n",
+    "seed",
+    "temperature",
+    "scoring",
+    "min_mass",
+    "answer_format",
+    *JUDGMENTS_OPTION_NAMES,
+)
 """The options of a paper dataset's scoring task, in the order its signature and docstring list them."""
 
 LM_EVAL_SCORING_OPTIONS = ("data_dir", "criteria", "n", "seed", "answer_format")
@@ -142,6 +154,7 @@ COEVAL_SCORING = SuiteDefinition(
             "passed to the provider (`scoring=sample` only)",
             choices=ANSWER_FORMATS,
         ),
+        *JUDGMENTS_OPTIONS,
     ),
     headlines=(
         Headline("pearson/overall", higher_is_better=True, leaderboard=False),

@@ -21,12 +21,14 @@ from coeval_tasks.data import HumanScores, load_human_scores, read_local_items
 from coeval_tasks.definition import COEVAL_SCORING
 from judge_data import DataError, names_option
 from judge_data.human import HumanCriterion, HumanItem, choose_criteria, select_items
+from judge_data.recorded import Columns, check_judgments_options, read_judgments
 from scorers.adherence import ReadAnswer, criterion_ratings
 from scorers.coeval import coeval_agreement
 from solvers.reading.formats import AnswerFormat
 from solvers.reading.json_answers import check_answer_format
 from solvers.reading.logprobs import RatingScoring, check_rating_scoring, whole_number_scale
-from solvers.stepwise import OVERALL, Mode, converse, item_text, scoring_turns
+from solvers.recorded import recorded_judgments
+from solvers.stepwise import OVERALL, Mode, converse, item_text, scoring_turns, turn_prompts
 
 DEFAULTS = COEVAL_SCORING.task_defaults("paper")
 CUSTOM_DEFAULTS = COEVAL_SCORING.task_defaults("custom")
@@ -73,6 +75,7 @@ def check_options(options: Mapping[str, Any]) -> None:
     read or downloaded."""
     check_rating_scoring(options["scoring"])
     check_answer_format(options["answer_format"], options["scoring"])
+    check_judgments_options(options, options["scoring"])
 
 
 def scoring_task(source: HumanScores, options: Mapping[str, Any] | None = None) -> Task:
@@ -82,7 +85,9 @@ def scoring_task(source: HumanScores, options: Mapping[str, Any] | None = None) 
 
     ``scoring="sample"`` parses each answer (an explanation, then the score); ``scoring="logprobs"`` asks each
     turn for the score only and reads the expected score from the answer's top log-probabilities, a parse
-    failure below ``min_mass`` on the scale. ``answer_format="json"`` asks every turn for a JSON object.
+    failure below ``min_mass`` on the scale. ``answer_format="json"`` asks every turn for a JSON object. With
+    ``judgments`` (recorded judgments, one per item and criterion or ``overall``) no model is asked: a recorded answer
+    is read against the conversation up to its turn.
     """
     options = options or DEFAULTS
     mode, n, seed, temperature = options["mode"], options["n"], options["seed"], options["temperature"]
@@ -91,6 +96,9 @@ def scoring_task(source: HumanScores, options: Mapping[str, Any] | None = None) 
         raise DataError(f"{source.source}: criterion name {OVERALL!r} is reserved for the overall score; rename it")
     chosen = choose_criteria(source.criteria, names_option(options["criteria"]), source.source)
     items = select_items(source.items, n, seed)
+    judgments = read_judgments(options, Columns("score", [*(c.name for c in source.criteria), OVERALL]))
+    if judgments is not None:
+        judgments = judgments.for_items({item.id: item.id for item in items}, f"coeval_tasks/{source.dataset}")
     low = min(criterion.low for criterion in source.criteria)
     high = max(criterion.high for criterion in source.criteria)
     openings = {item.id: item_text(source.task_description, item.task, item.response) for item in items}
@@ -108,12 +116,8 @@ def scoring_task(source: HumanScores, options: Mapping[str, Any] | None = None) 
         if scoring == "logprobs"
         else None
     )
-    return Task(
-        dataset=MemoryDataset(
-            [_sample(item, source.criteria, chosen, openings[item.id]) for item in items],
-            name=f"coeval_{source.dataset}",
-        ),
-        solver=converse(
+    if judgments is None:
+        solver = converse(
             turns,
             temperature=temperature,
             scoring=scoring,
@@ -121,7 +125,19 @@ def scoring_task(source: HumanScores, options: Mapping[str, Any] | None = None) 
             min_mass=min_mass,
             shapes={key: reader.shape for key, reader in readers.items()},
             answer_format=answer_format,
+        )
+    else:
+        solver = recorded_judgments(
+            judgments,
+            lambda state: {key: (str(state.sample_id), key, ()) for key in readers},
+            lambda state: turn_prompts(turns(state)),
+        )
+    return Task(
+        dataset=MemoryDataset(
+            [_sample(item, source.criteria, chosen, openings[item.id]) for item in items],
+            name=f"coeval_{source.dataset}",
         ),
+        solver=solver,
         scorer=criterion_ratings(readers, scoring, min_mass, answer_format),
         metrics=[coeval_agreement([c.name for c in chosen], criterion_scores=mode == "step_by_step")],
         name=f"coeval_{source.dataset}_{mode}",
@@ -142,6 +158,7 @@ def scoring_task(source: HumanScores, options: Mapping[str, Any] | None = None) 
             "criteria": {c.name: {"text": c.title, "range": [c.low, c.high], "group": c.group} for c in chosen},
             "overall_range": [low, high],
             "human_overall": HUMAN_OVERALL,
+            **({"recorded": judgments.metadata()} if judgments else {}),
         },
     )
 
@@ -157,6 +174,9 @@ def _dataset_task(dataset: str):
         scoring: RatingScoring = DEFAULTS["scoring"],
         min_mass: float = DEFAULTS["min_mass"],
         answer_format: AnswerFormat = DEFAULTS["answer_format"],
+        judgments: str | None = DEFAULTS["judgments"],
+        judge: str | None = DEFAULTS["judge"],
+        prompt: str | None = DEFAULTS["prompt"],
     ) -> Task:
         """CoEval criterion-level scoring on {dataset}: the judge's scores against the annotators'."""
         return paper_dataset_task(dataset, COEVAL_SCORING.arguments("paper", locals()))
@@ -189,6 +209,9 @@ def custom(
     scoring: RatingScoring = CUSTOM_DEFAULTS["scoring"],
     min_mass: float = CUSTOM_DEFAULTS["min_mass"],
     answer_format: AnswerFormat = CUSTOM_DEFAULTS["answer_format"],
+    judgments: str | None = CUSTOM_DEFAULTS["judgments"],
+    judge: str | None = CUSTOM_DEFAULTS["judge"],
+    prompt: str | None = CUSTOM_DEFAULTS["prompt"],
 ) -> Task:
     """CoEval criterion-level scoring on your own human-scored data (criteria.json and items.jsonl with
     annotator_scores and annotator_ids, in the layout of the shared CoEval folders)."""

@@ -37,6 +37,7 @@ COUNTS_LOWER_IS_BETTER = (
     "missed",
     "explanation_unparsed",
     "json_fallbacks",
+    "unanswered",
 )
 """Metric name prefixes, in every suite, of counts a better judge keeps low."""
 

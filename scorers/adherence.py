@@ -14,8 +14,8 @@ from inspect_ai.solver import TaskState
 
 from scorers.correlation import CONSTANT_JUDGE, CriterionScores, agreement_report, undefined_reasons
 from scorers.system_agreement import SYSTEM_JUDGE_CONSTANT, system_agreement
-from scorers.unparsed import register_warning_hook, unparsed_record
-from scorers.values import JSON_FALLBACKS, as_float, json_fallbacks
+from scorers.unparsed import UNANSWERED_JUDGMENTS, register_warning_hook, unparsed_record
+from scorers.values import JSON_FALLBACKS, UNANSWERED, as_float, json_fallbacks, unanswered
 from solvers.judge import PROMPTS_STORE_KEY, SAMPLES_STORE_KEY
 from solvers.reading.formats import AnswerFormat
 from solvers.reading.logprobs import (
@@ -26,7 +26,9 @@ from solvers.reading.logprobs import (
     rating_details,
     stored_rating,
 )
+from solvers.reading.recorded import read_recorded, shown
 from solvers.reading.shapes import YES_NO, AnswerShape, Reading, read_answer
+from solvers.recorded import RECORDED_STORE_KEY
 
 logger = logging.getLogger(__name__)
 
@@ -74,11 +76,16 @@ def criterion_ratings(
     With ``scoring="logprobs"`` each question's one answer is read from its top log-probabilities: the
     expected rating, or ``P(yes) / (P(yes) + P(no))`` for yes/no questions; below ``min_mass`` on valid
     answers it is a parse failure, and the mass is kept as ``mass/<question>``. Sampled answers are read against
-    the prompts the solver stored, and with ``answer_format="json"`` from their JSON field first.
+    the prompts the solver stored, and with ``answer_format="json"`` from their JSON field first. Recorded judgments
+    (``-T judgments=``) are one per criterion, each read on its question's scale; a criterion without one is NaN and
+    counted as ``unanswered``.
     """
     register_warning_hook()
 
     async def score(state: TaskState, target: Target) -> Score:
+        recorded = state.store.get(RECORDED_STORE_KEY)
+        if recorded is not None:
+            return _recorded_score(state, readers, recorded, answer_format)
         if scoring == "logprobs":
             return _logprob_score(state, readers, min_mass)
         answers: Mapping[str, Sequence[str]] = state.store.get(SAMPLES_STORE_KEY) or {}
@@ -116,6 +123,39 @@ def criterion_value(
         value[criterion] = float(np.mean(numbers)) if numbers else math.nan
     value[PARSE_FAILURES] = float(sum(number is None for numbers in parsed.values() for number in numbers))
     return value, parsed
+
+
+def _recorded_score(
+    state: TaskState,
+    readers: Mapping[str, ReadAnswer],
+    recorded: Mapping[str, Mapping[str, Any] | None],
+    answer_format: AnswerFormat,
+) -> Score:
+    """An item's score from its recorded judgment per criterion, each read as its question's answer would be."""
+    prompts: Mapping[str, str] = state.store.get(PROMPTS_STORE_KEY) or {}
+    given = {criterion: judgment for criterion, judgment in recorded.items() if judgment is not None}
+    readings = {
+        criterion: read_recorded(judgment, readers[criterion].shape, prompts.get(criterion), answer_format)
+        for criterion, judgment in given.items()
+    }
+    parsed = {criterion: None if r.value is None else float(r.value) for criterion, r in readings.items()}
+    value: dict[str, float] = {criterion: _score_or_nan(parsed.get(criterion)) for criterion in readers}
+    value[PARSE_FAILURES] = float(sum(number is None for number in parsed.values()))
+    missing = [criterion for criterion in readers if criterion not in given]
+    value[UNANSWERED] = float(len(missing))
+    if answer_format == "json":
+        value[JSON_FALLBACKS] = float(sum(reading.json_fallback for reading in readings.values()))
+    return Score(
+        value=value,
+        answer=state.output.completion,
+        metadata={
+            "scoring": "recorded",
+            "parsed": parsed,
+            "recorded": dict(recorded),
+            **unparsed_record([shown(judgment) for judgment in given.values()], list(parsed.values())),
+            UNANSWERED_JUDGMENTS: missing,
+        },
+    )
 
 
 def _logprob_score(state: TaskState, readers: Mapping[str, ReadAnswer], min_mass: float) -> Score:
@@ -215,6 +255,7 @@ def agreement_metrics(
     report = agreement_report(scored, aligned=True, notes=notes)
     report.update(system_level_report(scored, systems, documents, notes))
     report.update(json_fallbacks(values))
+    report.update(unanswered(values))
     report[PARSE_FAILURES] = failures
     return report, scored, notes
 

@@ -29,7 +29,7 @@ from scorers.agreement import (
 )
 from scorers.correlation import CONSTANT_JUDGE, Method, correlations
 from scorers.discernment import interval_names
-from scorers.values import as_float, json_fallbacks
+from scorers.values import as_float, json_fallbacks, unanswered
 
 logger = logging.getLogger(__name__)
 
@@ -142,6 +142,7 @@ def coeval_report(
             undefined.append((name, reason))
     undefined += criterion_intervals + overall_intervals
     report.update(json_fallbacks(value for value, _ in rows))
+    report.update(unanswered(value for value, _ in rows))
     report[PARSE_FAILURES] = float(sum(as_float(value.get(PARSE_FAILURES, 0.0)) for value, _ in rows))
     return report, undefined
 

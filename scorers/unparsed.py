@@ -1,4 +1,5 @@
-"""Showing what was dropped: one warning at the end of a task when many of the judge's answers did not parse.
+"""Showing what was dropped: one warning at the end of a task when many of the judge's answers did not parse, and
+one when many of a recorded run's judgments have no row in its file.
 
 Every scorer that reads written answers records in its score metadata how many it read and the ones that did not
 parse; an inspect hook sums them when the task ends, and lm-eval's aggregations do the same from their records. An
@@ -25,6 +26,9 @@ WARNING_SHARE = 0.05
 ANSWERS_READ = "answers_read"
 UNPARSED_ANSWERS = "unparsed_answers"
 """Score-metadata keys: how many written answers the scorer read for the sample, and those that did not parse."""
+
+UNANSWERED_JUDGMENTS = "unanswered"
+"""Score-metadata key (recorded judgments): the judgments of the sample the file has no row for, by name."""
 
 PACKAGES = ("dhp_tasks/", "fbi_tasks/", "adherence_tasks/", "coeval_tasks/")
 """Registry prefixes of the tasks whose logs the hook reads from disk when it is handed the header only."""
@@ -65,24 +69,45 @@ def warn_if_many_unparsed(task: str, read: int, unparsed: Sequence[str]) -> None
         logger.warning(message)
 
 
+def unanswered_warning(task: str, read: int, unanswered: Sequence[str]) -> str | None:
+    """The warning line when more than :data:`WARNING_SHARE` of a recorded run's judgments (``read`` of them had a
+    row, ``unanswered`` had none) are missing from its file, else ``None``."""
+    total = read + len(unanswered)
+    if total == 0 or len(unanswered) / total <= WARNING_SHARE:
+        return None
+    examples = ", ".join(unanswered[:2])
+    return (
+        f"{task}: {len(unanswered)} of {total} judgments ({len(unanswered) / total:.0%}) have no row in the recorded "
+        f"judgments and were left out of the statistics, e.g. {examples}"
+    )
+
+
 @dataclass
 class _Tally:
     """What a task's scorers read so far: answers, those unparsed, and the samples counted."""
 
     read: int = 0
     unparsed: list[str] = field(default_factory=list)
+    unanswered: list[str] = field(default_factory=list)
     samples: int = 0
 
-    def add(self, scores: Mapping[str, Score] | None) -> None:
+    def add(self, sample_id: object, scores: Mapping[str, Score] | None) -> None:
         for score in (scores or {}).values():
             metadata = score.metadata or {}
             self.read += int(metadata.get(ANSWERS_READ, 0))
             self.unparsed += metadata.get(UNPARSED_ANSWERS, [])
+            self.unanswered += [f"{sample_id} {name}" for name in metadata.get(UNANSWERED_JUDGMENTS, [])]
+
+    def warn(self, task: str) -> None:
+        warn_if_many_unparsed(task, self.read, self.unparsed)
+        message = unanswered_warning(task, self.read, self.unanswered)
+        if message is not None:
+            logger.warning(message)
 
 
 class UnparsedAnswers(Hooks):
-    """Sums the scorers' :data:`ANSWERS_READ` and :data:`UNPARSED_ANSWERS` over a task's samples as they end, and
-    warns when the task ends."""
+    """Sums the scorers' :data:`ANSWERS_READ`, :data:`UNPARSED_ANSWERS` and :data:`UNANSWERED_JUDGMENTS` over a
+    task's samples as they end, and warns when the task ends."""
 
     def __init__(self) -> None:
         self._tallies: dict[str, _Tally] = {}
@@ -90,7 +115,7 @@ class UnparsedAnswers(Hooks):
     async def on_sample_end(self, data: SampleEnd) -> None:
         """Add the sample's counts to its task's tally."""
         tally = self._tallies.setdefault(data.eval_id, _Tally())
-        tally.add(data.sample.scores)
+        tally.add(data.sample.id, data.sample.scores)
         tally.samples += 1
 
     async def on_task_end(self, data: TaskEnd) -> None:
@@ -102,7 +127,7 @@ class UnparsedAnswers(Hooks):
         log = data.log
         tally = self._tallies.pop(data.eval_id, None)
         if tally is not None and log.results is not None and tally.samples == log.results.completed_samples:
-            warn_if_many_unparsed(log.eval.task, tally.read, tally.unparsed)
+            tally.warn(log.eval.task)
             return
         samples = log.samples
         ours = (log.eval.task_registry_name or "").startswith(PACKAGES)
@@ -113,8 +138,8 @@ class UnparsedAnswers(Hooks):
             samples = (await read_eval_log_async(log.location)).samples
         counted = _Tally()
         for sample in samples or []:
-            counted.add(sample.scores)
-        warn_if_many_unparsed(log.eval.task, counted.read, counted.unparsed)
+            counted.add(sample.id, sample.scores)
+        counted.warn(log.eval.task)
 
 
 _registered = False

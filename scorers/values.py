@@ -10,6 +10,10 @@ JSON_FALLBACKS = "json_fallbacks"
 """Score-value and metric key (``answer_format=json``): answers that were not the asked JSON object and were read
 by the text rules instead."""
 
+UNANSWERED = "unanswered"
+"""Score-value and metric key (recorded judgments, ``-T judgments=``): judgments the task makes that the file has no
+row for, left out of the statistics (not parse failures: there is no answer to read)."""
+
 JSON_ONLY_METRICS = (JSON_FALLBACKS,)
 """Metrics an inspect run reports only with ``answer_format=json``; lm-eval lists every metric of a task in its YAML
 file, so there they are NaN under ``answer_format=text``."""
@@ -27,7 +31,15 @@ def headlines_first(metrics: Mapping[str, float], headlines: Sequence[str]) -> d
 
 def json_fallbacks(values: Iterable[Any]) -> dict[str, float]:
     """``{"json_fallbacks": total}`` over the score values that count them (``answer_format=json``), else nothing."""
-    counted = [
-        as_float(value[JSON_FALLBACKS]) for value in values if isinstance(value, Mapping) and JSON_FALLBACKS in value
-    ]
-    return {JSON_FALLBACKS: float(sum(count for count in counted if not math.isnan(count)))} if counted else {}
+    return _total(values, JSON_FALLBACKS)
+
+
+def unanswered(values: Iterable[Any]) -> dict[str, float]:
+    """``{"unanswered": total}`` over the score values that count them (recorded judgments), else nothing."""
+    return _total(values, UNANSWERED)
+
+
+def _total(values: Iterable[Any], key: str) -> dict[str, float]:
+    """``{key: total}`` over the score values that hold ``key``, or nothing where none does."""
+    counted = [as_float(value[key]) for value in values if isinstance(value, Mapping) and key in value]
+    return {key: float(sum(count for count in counted if not math.isnan(count)))} if counted else {}

@@ -137,6 +137,17 @@ def scoring_turns(
     ]
 
 
+def turn_prompts(turns: Sequence[Turn]) -> dict[str, str]:
+    """What the judge was asked up to each turn, by the key of the score it asks for: the user messages so far, which
+    an answer to the turn is read against."""
+    asked: dict[str, str] = {}
+    texts: list[str] = []
+    for key, text in turns:
+        texts.append(text)
+        asked[key] = "\n\n".join(texts)
+    return asked
+
+
 def history_answer(rating: LogprobRating, generated: str) -> str:
     """What a logprobs turn leaves in the history: the most probable on-scale score, or the generated text
     when the rating is a parse failure."""
@@ -171,10 +182,9 @@ def converse(
         model = get_model()
         messages: list[ChatMessage] = []
         answers: dict[str, Any] = {}
-        asked: dict[str, str] = {}
-        for key, text in turns(state):
+        asked_turns = list(turns(state))
+        for key, text in asked_turns:
             messages.append(ChatMessageUser(content=text))
-            asked[key] = "\n\n".join(message.text for message in messages if message.role == "user")
             if scoring == "logprobs":
                 low, high = (scales or {})[key]
                 rating, output = await rate_by_logprobs(model, messages, low, high, min_mass, config)
@@ -189,7 +199,7 @@ def converse(
             messages.append(ChatMessageAssistant(content=answer, model=output.model))
             state.output = output
         state.messages = messages
-        state.store.set(PROMPTS_STORE_KEY, asked)
+        state.store.set(PROMPTS_STORE_KEY, turn_prompts(asked_turns))
         state.store.set(LOGPROBS_STORE_KEY if scoring == "logprobs" else SAMPLES_STORE_KEY, answers)
         return state
 

@@ -23,7 +23,8 @@ from tests.support.commands import INSPECT, create_task, one_clean_message, run_
 
 def write_bad_inputs(folder: Path) -> Path:
     """Small malformed files, one per kind of user data: a custom DHP folder, an adherence folder, an FBI folder
-    and a CoEval tasks file, each with one bad row."""
+    and a CoEval tasks file, each with one bad row, and two files of recorded judgments: one whose ids name no
+    HANNA item, one with a duplicate row."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "custom").mkdir()
     (folder / "custom" / "items.jsonl").write_text(
@@ -42,6 +43,12 @@ def write_bad_inputs(folder: Path) -> Path:
     with (fbi / "long-form" / "coherence-errors.tsv").open("a", encoding="utf-8") as handle:
         handle.write("lf-x_coherence-errors\tonly a question\n")
     (folder / "tasks.jsonl").write_text('{"id": "a", "task": "Write a story."}\n{"id": "b"}\n', encoding="utf-8")
+    (folder / "judgments.jsonl").write_text(
+        '{"id": "story-7", "criterion": "relevance", "judge": "J", "score": 3}\n', encoding="utf-8"
+    )
+    (folder / "judgments.csv").write_text(
+        "id,criterion,judge,score\nhanna-0000,relevance,J,3\nhanna-0000,relevance,J,4\n", encoding="utf-8"
+    )
     return folder
 
 
@@ -143,6 +150,21 @@ CASES = [
     ),
     ("adherence offline", "adherence_tasks/summeval", [], {"HF_DATASETS_OFFLINE": "1"}, "could not download"),
     (
+        "recorded ids match nothing",
+        "adherence_tasks/hanna",
+        ["data_dir={data}/human/hanna", "judgments={bad}/judgments.jsonl"],
+        {},
+        "judgments.jsonl: no row's id names an item of adherence_tasks/hanna (the file's ids look like 'story-7', "
+        "the task's items like 'hanna-0000')",
+    ),
+    (
+        "recorded duplicate",
+        "adherence_tasks/hanna",
+        ["data_dir={data}/human/hanna", "judgments={bad}/judgments.csv"],
+        {},
+        "judgments.csv, rows 2 and 3: both hold the judgment of id 'hanna-0000', criterion 'relevance', judge 'J'",
+    ),
+    (
         "adherence perplexity provider",
         "adherence_tasks/summeval",
         ["data_dir={data}/human/summeval", "scoring=perplexity", "n=2"],
@@ -176,8 +198,10 @@ CLI_ONLY = {
     "adherence offline",
     "adherence perplexity provider",
     "coeval offline",
+    "recorded ids match nothing",
 }
-"""Cases that need the offline environment at start-up or the model ``inspect eval`` is given."""
+"""Cases that need the offline environment at start-up or the model ``inspect eval`` is given, and one case of recorded
+judgments, which users run as a command of its own."""
 
 
 @pytest.fixture(scope="module")
@@ -255,6 +279,8 @@ def test_bad_input_ends_the_real_cli_with_one_clean_message(cli_results, name, m
         ("adherence_tasks/hanna", ["documents=0"], "documents must be at least 1"),
         ("adherence_tasks/topicalchat", ["scoring=perplexity", "answer_format=json"], "scoring=perplexity"),
         ("adherence_tasks/topicalchat", ["setting=perplexity"], "pass -T scoring=perplexity"),
+        ("adherence_tasks/hanna", ["judge=J"], "judge=J selects rows of recorded judgments; pass the file"),
+        ("adherence_tasks/hanna", ["judgments=/nonexistent/j.jsonl"], "judgments file /nonexistent/j.jsonl does not"),
         ("coeval_tasks/eli5", ["mode=stepwise"], "unknown mode 'stepwise'"),
         ("coeval_tasks/rocstories", ["n=0"], "n must be at least 1"),
         ("coeval_tasks/criteria", ["match_threshold=2"], "match_threshold"),

@@ -77,6 +77,20 @@ def eval_in_process(
     return only_log(tmp_path / "logs"), calls
 
 
+def eval_recorded(task: str, tmp_path: Path, *task_args: str) -> EvalLog:
+    """A run of recorded judgments (``-T judgments=``) by ``inspect_ai.eval`` in this process, on inspect's ``none``
+    model (no model is called), and its JSON log read back."""
+    with patch.dict(os.environ, {"INSPECT_CACHE_DIR": str(tmp_path / "cache")}):
+        inspect_eval(
+            create_task(task, *task_args),
+            model="none",
+            log_dir=str(tmp_path / "logs"),
+            log_format="json",
+            display="log",
+        )
+    return only_log(tmp_path / "logs")
+
+
 def metrics_of(log: EvalLog) -> dict[str, float]:
     return {name: metric.value for name, metric in log.results.scores[0].metrics.items()}
 
