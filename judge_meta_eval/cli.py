@@ -31,6 +31,8 @@ from judge_data import DownloadError, OptionError
 from judge_data.inspect_private import PrerequisiteError, parse_cli_args
 from judge_meta_eval import dry_run
 from judge_meta_eval.presets import SUITES, Preset, PresetTask, load_preset, preset_names
+from judge_meta_eval.recorded import add_parser as add_recorded_parser
+from judge_meta_eval.recorded import run_recorded
 from scorers.criteria_consistency import DEFAULT_EMBEDDER, unscored_tasks
 from solvers.likelihood import gives_likelihoods
 from solvers.reading.logprobs import gives_logprobs
@@ -198,6 +200,7 @@ def parser() -> argparse.ArgumentParser:
         help=f"keep the judge's answers in inspect's model cache (for {DEFAULT_CACHE_EXPIRY} alone, or e.g. 1h, 3D, "
         "1W), so a rerun asks again only what it has not asked",
     )
+    add_recorded_parser(commands)
     return parse
 
 
@@ -420,6 +423,10 @@ def main(argv: list[str] | None = None) -> None:
     with the line that says how to continue it."""
     args = parser().parse_args(argv)
     try:
+        if args.command == "recorded":
+            if not run_recorded(args, _pairs(args.task_options, "-T")):
+                sys.exit(1)
+            return
         preset = load_preset(args.preset)
         models = [model.strip() for model in args.model.split(",") if model.strip()]
         if args.dry_run:

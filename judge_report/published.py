@@ -169,13 +169,22 @@ def _value(entry: Any, where: str) -> PublishedValue:
     return PublishedValue(entry["judge"].strip(), prompt.strip() if prompt else None, entry["metric"].strip(), printed)
 
 
+def recorded_as(run: Run) -> tuple[str | None, str | None]:
+    """The recorded judge and prompt label a run read (task metadata ``recorded``), ``(None, None)`` for a live
+    judge."""
+    recorded = run.metadata.get("recorded")
+    if isinstance(recorded, Mapping):
+        return recorded.get("judge"), recorded.get("prompt")
+    return run.setting("judge"), run.setting("prompt")
+
+
 def judged_by(run: Run, entry: PublishedValue, shown_as: str) -> bool:
-    """Whether the run's judge is the value's: its recorded judge and prompt (``-T judge=``, ``-T prompt=``), or,
-    for a value without a prompt, the run's model or the name the report shows it under."""
-    prompt = run.setting("prompt")
+    """Whether the run's judge is the value's: its recorded judge and prompt label, or, for a value without a
+    prompt, the run's model or the name the report shows it under."""
+    judge, prompt = recorded_as(run)
     if entry.prompt is not None or prompt is not None:
-        return run.setting("judge") == entry.judge and prompt == entry.prompt
-    return entry.judge in (run.setting("judge"), run.model, shown_as)
+        return judge == entry.judge and prompt == entry.prompt
+    return entry.judge in (judge, run.model, shown_as)
 
 
 def published_label(published: Published, entry: PublishedValue) -> str:

@@ -5,18 +5,40 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import shutil
 from pathlib import Path
+from unittest.mock import patch
 
+import numpy as np
 import pytest
+from inspect_ai.log import list_eval_logs, read_eval_log
+from scipy import stats
 
 from adherence_tasks.adherence import hanna
 from adherence_tasks.data import criteria_file
-from adherence_tasks.hanna_judgments import convert, read_published, run
+from adherence_tasks.hanna_judgments import CRITERION_CODES, convert, read_published, run, write_judgments
 from judge_data import DataError
-from judge_data.human import load_criteria, load_items
+from judge_data.human import item_system, load_criteria, load_items
 from judge_data.options import OptionError
+from judge_meta_eval.cli import main as judge_meta_eval_main
+from judge_meta_eval.recorded import recorded_tasks
 from tests.conftest import data_folder
+
+PUBLISHED = "hanna_metric_scores_llm.csv"
+CODES, CRITERIA = tuple(CRITERION_CODES), tuple(CRITERION_CODES.values())
+SYSTEMS_OF_10 = (
+    "BertGeneration",
+    "CTRL",
+    "GPT",
+    "GPT-2 (tag)",
+    "GPT-2",
+    "RoBERTa",
+    "XLNet",
+    "Fusion",
+    "HINT",
+    "TD-VAE",
+)
 
 SYSTEMS = ("Human", "GPT")
 STORIES = {0: "Human", 5: "Human", 96: "GPT", 100: "GPT"}
@@ -148,7 +170,7 @@ def test_a_short_cell_names_line_system_and_column(tmp_path):
 
 def test_the_published_file_converts_onto_the_shared_items(tmp_path):
     """The real file: 5 judges x 4 prompts x 6 criteria on the 1,005 stories the shared items hold."""
-    published = data_folder("recorded", "hanna_llm") / "hanna_metric_scores_llm.csv"
+    published = data_folder("recorded", "hanna_llm") / PUBLISHED
     folder = data_folder("human", "hanna")
     conversion = convert(published, items_of(folder), str(folder))
     assert conversion.judges == ["Beluga-13B", "ChatGPT", "Llama-13B", "Mistral-7B", "OrcaPlatypus"]
@@ -173,15 +195,81 @@ def test_exclude_systems_names_the_systems_when_one_is_unknown(tmp_path):
 def test_exclude_systems_keeps_hannas_generated_stories():
     task = hanna(data_dir=str(data_folder("human", "hanna")), exclude_systems=["Human"])
     assert task.metadata["n_items"] == 909
-    assert {sample.metadata["system"] for sample in task.dataset} == {
-        "BertGeneration",
-        "CTRL",
-        "GPT",
-        "GPT-2 (tag)",
-        "GPT-2",
-        "RoBERTa",
-        "XLNet",
-        "Fusion",
-        "HINT",
-        "TD-VAE",
-    }
+    assert {sample.metadata["system"] for sample in task.dataset} == set(SYSTEMS_OF_10)
+
+
+TWO_JUDGES = (("Mistral-7B", "Eval-Prompt 1"), ("ChatGPT", "Eval-Prompt 3"))
+"""Two of the published judges: Mistral-7B's first prompt has the most failure codes (up to 54 stories a criterion)."""
+
+
+@pytest.fixture(scope="module")
+def recorded_command(tmp_path_factory):
+    """``judge-meta-eval recorded`` on two published judges' judgments (30 prompts' stories, the figure's recipe),
+    run once in this process."""
+    tmp = tmp_path_factory.mktemp("recorded")
+    folder = data_folder("human", "hanna")
+    conversion = convert(data_folder("recorded", "hanna_llm") / PUBLISHED, items_of(folder), str(folder))
+    judgments = tmp / "judgments.jsonl"
+    write_judgments([row for row in conversion.rows if (row["judge"], row["prompt"]) in TWO_JUDGES], judgments)
+    command = [
+        "recorded", str(judgments), "--task", "adherence_tasks/hanna", "--published", "hanna_chhun2024",
+        "-T", f"data_dir={folder}", "-T", "exclude_systems=Human", "-T", "documents=30",
+        "--log-dir", str(tmp / "logs"), "--report", str(tmp / "report"), "--display", "log",
+    ]  # fmt: skip
+    with patch.dict(os.environ, {"INSPECT_CACHE_DIR": str(tmp / "cache")}):
+        judge_meta_eval_main(command)
+    return tmp
+
+
+def published_values(judge: str, prompt: str) -> np.ndarray:
+    """A judge column of the published file, criterion by criterion: (6, systems, 96), read here with csv and json."""
+    csv.field_size_limit(1 << 30)
+    path = data_folder("recorded", "hanna_llm") / PUBLISHED
+    with path.open(encoding="utf-8", newline="") as handle:
+        records = list(csv.DictReader(handle))
+    number = prompt.split()[-1]
+    return np.array([[json.loads(record[f"{judge} {code} {number}"]) for record in records] for code in CODES])
+
+
+def test_the_recorded_command_logs_what_scipy_computes_on_the_same_items(recorded_command):
+    """Every logged per-criterion Pearson, Kendall and system tau of each run equals scipy's on the run's items, the
+    values off 1-5 left out and counted as parse failures (the issue's done-when, on two of the twenty judges)."""
+    logs = [read_eval_log(info.name) for info in list_eval_logs(str(recorded_command / "logs"))]
+    assert sorted((log.eval.task_args["judge"], log.eval.task_args["prompt"]) for log in logs) == sorted(TWO_JUDGES)
+    items = {item.id: item for item in items_of(data_folder("human", "hanna"))}
+    for log in logs:
+        values = published_values(log.eval.task_args["judge"], log.eval.task_args["prompt"])
+        metrics = {name: metric.value for score in log.results.scores for name, metric in score.metrics.items()}
+        chosen = [items[str(sample.id)] for sample in log.samples]
+        assert len(chosen) == log.eval.metadata["n_items"] and {item_system(i) for i in chosen} == set(SYSTEMS_OF_10)
+        failures = 0
+        for code, criterion in zip(CODES, CRITERIA, strict=True):
+            judged = np.array(
+                [values[CODES.index(code)][i.meta["story_id"] // 96][i.meta["story_id"] % 96] for i in chosen]
+            )
+            human = np.array([i.human[criterion] for i in chosen])
+            systems = np.array([item_system(i) for i in chosen])
+            parsed = (judged >= 1) & (judged <= 5)
+            failures += int((~parsed).sum())
+            judged, human, systems = judged[parsed], human[parsed], systems[parsed]
+            names = sorted(set(systems))
+            judge_means = [judged[systems == name].mean() for name in names]
+            human_means = [human[systems == name].mean() for name in names]
+            assert metrics[f"pearson/{criterion}"] == pytest.approx(stats.pearsonr(judged, human).statistic, abs=1e-12)
+            assert metrics[f"kendall/{criterion}"] == pytest.approx(
+                stats.kendalltau(judged, human).statistic, abs=1e-12
+            )
+            expected = stats.kendalltau(judge_means, human_means).statistic
+            assert metrics[f"system_tau/{criterion}"] == pytest.approx(expected, abs=1e-12)
+        assert metrics["parse_failures"] == failures
+    mistral = next(log for log in logs if log.eval.task_args["judge"] == "Mistral-7B")
+    assert mistral.results.scores[0].metrics["parse_failures"].value > 0
+
+
+def test_the_recorded_command_refuses_the_options_it_sets(tmp_path):
+    judgments = tmp_path / "j.jsonl"
+    write_judgments([{"id": "hanna-0000", "criterion": "relevance", "judge": "a", "score": 3}], judgments)
+    with pytest.raises(OptionError, match=r"-T judge: the command sets them"):
+        recorded_tasks(judgments, "adherence_tasks/hanna", {"judge": "a"})
+    with pytest.raises(OptionError, match=r"--task adherence_tasks/hana: not a task of this package"):
+        recorded_tasks(judgments, "adherence_tasks/hana", {})

@@ -30,7 +30,12 @@ CRITERIA = {"relevance": {"group": "Relevance", "range": [1, 5], "scale": "liker
 
 def recorded_run(judge: str, prompt: str, metrics: dict[str, float], excluded=("Human",)) -> Run:
     """A recorded judge's run of HANNA as the report reads it from a log header."""
-    metadata = {"setting": "rubric", "criteria": CRITERIA, "exclude_systems": list(excluded) or None}
+    metadata = {
+        "setting": "rubric",
+        "criteria": CRITERIA,
+        "exclude_systems": list(excluded) or None,
+        "recorded": {"file": "hanna_judgments.jsonl", "judge": judge, "prompt": prompt},
+    }
     return Run(
         f"{judge}-{prompt[-1]}.eval",
         "inspect",
@@ -39,7 +44,7 @@ def recorded_run(judge: str, prompt: str, metrics: dict[str, float], excluded=("
         f"none/{judge}-{prompt[-1]}",
         {},
         metadata,
-        {"judge": judge, "prompt": prompt, "judgments": "hanna_judgments.jsonl"},
+        {"judgments": "hanna_judgments.jsonl"},
         metrics,
         909,
         "2026-01-01",
