@@ -10,7 +10,6 @@ import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import combinations
 
 from judge_data import DataError
 from judge_data.definitions import PRESET_METADATA
@@ -21,11 +20,11 @@ from judge_report.runs import Run
 from judge_report.suites import SUITES, SuiteView, confidence_interval, suite_of
 from scorers.paired import (
     ItemStatistic,
-    compare,
+    compare_all,
     holm,
     item_groups,
     joint_resamples,
-    rank_groups,
+    rank_judges,
     recentred_interval,
 )
 from scorers.references import Reference
@@ -51,7 +50,7 @@ class Cell:
     pooled: int | None = None
     """How many values a pooled cell is the mean of (``None``: one run's metric)."""
     rank: int | None = None
-    """The judge's rank group on this column (:data:`scorers.paired.RANK_RULE`); ``None`` where it has none."""
+    """The judge's rank on this column (:data:`scorers.paired.RANK_RULE`); ``None`` where it has none."""
     note: str = ""
     """What a reference row's value is and how it was computed."""
 
@@ -473,8 +472,10 @@ class LeaderboardColumns:
 
 
 def _compare_judges(columns: LeaderboardColumns, judges: Mapping[str, Judge]) -> list[ComparisonRow]:
-    """Every pair of judges of every leaderboard column compared on the items both ran (:func:`scorers.paired.
-    compare`), p-values Holm-adjusted over the column's pairs, and each judge's rank group set on its cell."""
+    """Every pair of judges of every leaderboard column compared on the items both answered (:class:`scorers.paired.
+    PairedResamples`, each judge's resamples drawn once per item set), p-values Holm-adjusted over the column's
+    pairs, and each judge's rank (:data:`scorers.paired.RANK_RULE`) set on its cell; a judge without a value, or
+    compared with no other, is unranked and a note says why."""
     table, column_runs, reader, notes = columns.table, columns.runs, columns.reader, columns.notes
     rows: list[ComparisonRow] = []
     for info in table.column_info:
@@ -482,32 +483,39 @@ def _compare_judges(columns: LeaderboardColumns, judges: Mapping[str, Judge]) ->
         if len(runs_by_judge) < 2:
             continue
         statistics: dict[str, list[ItemStatistic]] = {}
-        for judge, runs in runs_by_judge.items():
+        for judge in sorted(runs_by_judge, key=lambda judge: judges[judge].name):
+            name, runs = judges[judge].name, runs_by_judge[judge]
+            if math.isnan(table.cells[((name,), info.label)].value):
+                notes.append(
+                    f"{info.label}: {name} has no value (no answer parsed, or the headline is undefined); "
+                    "not compared and unranked"
+                )
+                continue
             found = [headline_statistic(run, info.suite, info.metric, reader) for run in runs]
             missing = [f"{run.task}: {why}" for run, why in zip(runs, found, strict=True) if isinstance(why, str)]
             if missing:
                 notes.append(
-                    f"{info.label}: {judges[judge].name} is not compared with the other judges (no per-item values; "
+                    f"{info.label}: {name} is not compared with the other judges and unranked (no per-item values; "
                     f"{'; '.join(missing)})"
                 )
             else:
                 statistics[judge] = [one for one in found if not isinstance(one, str)]
         found_pairs = []
-        for a, b in combinations(sorted(statistics, key=lambda judge: judges[judge].name), 2):
-            compared = compare(statistics[a], statistics[b])
+        for (a, b), compared in compare_all(statistics).items():
             if compared is None:
                 notes.append(f"{info.label}: {judges[a].name} and {judges[b].name} share no items; not compared")
             elif math.isnan(compared.p):
                 notes.append(
-                    f"{info.label}: {judges[a].name} and {judges[b].name} are not compared: the headline of one of "
-                    "them is undefined on their shared items, or on too many of their resamples"
+                    f"{info.label}: {judges[a].name} and {judges[b].name} are not compared: they answered no item in "
+                    "common, or the headline of one of them is undefined on those items or on too many of their "
+                    "resamples"
                 )
             else:
                 found_pairs.append((a, b, compared))
         adjusted = holm([compared.p for _, _, compared in found_pairs])
-        by_pair = {}
+        tested = {}
         for (a, b, compared), p_adjusted in zip(found_pairs, adjusted, strict=True):
-            by_pair[(a, b)] = float(p_adjusted)
+            tested[(a, b)] = (compared.difference, float(p_adjusted))
             rows.append(
                 ComparisonRow(
                     info.label,
@@ -522,10 +530,13 @@ def _compare_judges(columns: LeaderboardColumns, judges: Mapping[str, Judge]) ->
                     compared.test,
                 )
             )
-        values = {judge: table.cells[((judges[judge].name,), info.label)].value for judge in statistics}
-        for judge, rank in rank_groups(values, info.higher_is_better, by_pair).items():
+        ranks = rank_judges(tested, info.higher_is_better)
+        for judge in statistics:
             key = ((judges[judge].name,), info.label)
-            table.cells[key] = replace(table.cells[key], rank=rank)
+            if judge in ranks:
+                table.cells[key] = replace(table.cells[key], rank=ranks[judge])
+            else:
+                notes.append(f"{info.label}: {judges[judge].name} is unranked: compared with no other judge")
     return rows
 
 

@@ -17,13 +17,15 @@ from judge_report.tables import build_report
 from scorers.agreement import weighted_interval_alpha
 from scorers.discernment import ScoreRecord, discernment_report
 from scorers.paired import (
+    BOOTSTRAP_TEST,
     MCNEMAR,
     ItemStatistic,
     compare,
+    compare_all,
     holm,
     joint_resamples,
     mcnemar_p,
-    rank_groups,
+    rank_judges,
     recentred_interval,
     weighted_mean,
     weighted_pearson,
@@ -63,18 +65,24 @@ def test_weighted_statistics_equal_the_libraries_on_replicated_items():
     assert weighted_interval_alpha(raters, units[None, :])[0] == pytest.approx(reference)
 
 
-def test_rank_groups_share_the_best_rank_until_told_apart():
-    values = {"a": 0.10, "b": 0.12, "c": 0.50, "d": 0.55}
-    adjusted = {
-        ("a", "b"): 0.5,
-        ("a", "c"): 0.01,
-        ("a", "d"): 0.01,
-        ("b", "c"): 0.02,
-        ("b", "d"): 0.01,
-        ("c", "d"): 0.3,
+def test_rank_is_one_plus_the_judges_significantly_better():
+    # (a - b, Holm-adjusted p) per pair; higher is better unless said
+    tied = {("a", "b"): (0.0, 1.0), ("a", "c"): (0.02, 0.4), ("b", "c"): (0.02, 0.6)}
+    assert rank_judges(tied, higher_is_better=True) == {"a": 1, "b": 1, "c": 1}
+    # a chain a > b > c where a ~ b and b ~ c but a is told apart from c: b shares rank 1 with a, c has one above
+    chain = {("a", "b"): (0.1, 0.2), ("b", "c"): (0.1, 0.3), ("a", "c"): (0.2, 0.001)}
+    assert rank_judges(chain, higher_is_better=True) == {"a": 1, "b": 1, "c": 2}
+    assert rank_judges(chain, higher_is_better=False) == {"a": 2, "b": 1, "c": 1}
+    # all apart: 1, 2, 3; a pair without a p-value counts for nothing, and a judge only in such pairs has no rank
+    apart = {
+        ("a", "b"): (0.1, 0.01),
+        ("a", "c"): (0.2, 0.001),
+        ("b", "c"): (0.1, 0.02),
+        ("a", "d"): (math.nan, math.nan),
     }
-    assert rank_groups(values, higher_is_better=False, adjusted=adjusted) == {"a": 1, "b": 1, "c": 2, "d": 2}
-    assert rank_groups(values, higher_is_better=True, adjusted=adjusted) == {"d": 1, "c": 1, "b": 2, "a": 2}
+    assert rank_judges(apart, higher_is_better=True) == {"a": 1, "b": 2, "c": 3}
+    # the direction is the pair's own difference on its shared items, whatever the judges' whole-run values
+    assert rank_judges({("a", "b"): (-0.3, 0.001)}, higher_is_better=True) == {"a": 2, "b": 1}
 
 
 def _failures(keys: list[str], values: list[float]) -> ItemStatistic:
@@ -217,6 +225,119 @@ def test_the_report_pools_compares_and_references_from_the_items_it_reads():
     assert references[("fbi single error_rate", "random judge")] == pytest.approx(11 / 20)
     assert ("reference: constant judge",) in report.leaderboard.references
     assert report.leaderboard.rows[-1] == ("reference: constant judge",)
+
+
+def _fbi_report(failures: dict[str, dict[str, float]]) -> tuple:
+    """A report of one FBI single-answer task per judge (``failures``: judge -> item -> 0/1, NaN where the answer
+    did not parse), its runs' items read from these values: the report and its comparisons by pair of judges."""
+    logs = {
+        f"{judge}.eval": [
+            Sample(key, {"ability": "factual", "category": "entity", "invariant": False}, {"failure": f}, {})
+            for key, f in items.items()
+        ]
+        for judge, items in failures.items()
+    }
+
+    def fbi_run(judge: str) -> Run:
+        values = np.array(list(failures[judge].values()))
+        rate = float(np.nanmean(values)) if np.isfinite(values).any() else math.nan
+        metadata = {"paradigm": "single", "scale": 10}
+        metrics = {"error_rate": rate, "parse_failures": float(np.isnan(values).sum())}
+        return Run(
+            f"{judge}.eval",
+            "inspect",
+            "fbi_single_vanilla",
+            "3",
+            f"openai/{judge}",
+            {},
+            metadata,
+            {},
+            metrics,
+            len(values),
+            "2026-01-01",
+        )
+
+    report = build_report([fbi_run(judge) for judge in failures], items=lambda run: logs[run.location])
+    pairs = {(row.a.removeprefix("openai/"), row.b.removeprefix("openai/")): row for row in report.comparisons}
+    return report, pairs
+
+
+def _ranks(report) -> dict[str, int | None]:
+    column = report.leaderboard.columns[0]
+    return {
+        row[0].removeprefix("openai/"): report.leaderboard.cells[(row, column)].rank
+        for row in report.leaderboard.rows
+        if row not in report.leaderboard.references
+    }
+
+
+def test_a_leader_that_parsed_a_quarter_of_its_items_is_compared_on_those_items():
+    """The audit's case: the leader answered 50 of 200 items (no failure among them). Judges are ranked by how many
+    judges are significantly better on the items both answered, never by a group around the leader."""
+    keys = [f"entity/{i}" for i in range(200)]
+    leader = {key: (0.0 if i < 50 else math.nan) for i, key in enumerate(keys)}
+    b = {key: float(i % 20 == 0) for i, key in enumerate(keys)}  # fails 10 of 200, 3 of the leader's 50
+    c = {key: float(i % 10 < 3) for i, key in enumerate(keys)}  # 60 of 200, 15 of the leader's 50
+    d = {key: float(i % 10 < 6) for i, key in enumerate(keys)}  # 120 of 200
+    report, pairs = _fbi_report({"a-leader": leader, "b": b, "c": c, "d": d})
+    versus_c = pairs[("a-leader", "c")]
+    # the difference and McNemar's test on the same 50 items: 15 discordant items, all against c
+    assert versus_c.n_items == 50 and versus_c.difference == pytest.approx(0 - 15 / 50)
+    assert versus_c.p == pytest.approx(2 / 2**15) and versus_c.test == MCNEMAR
+    assert pairs[("a-leader", "b")].p == pytest.approx(stats.binomtest(0, 3, 0.5).pvalue)  # 3 discordant: 0.25
+    assert pairs[("b", "c")].n_items == 200 and pairs[("b", "c")].p_adjusted < 0.05
+    # a and b are not told apart; both are better than c, and c better than d
+    assert _ranks(report) == {"a-leader": 1, "b": 1, "c": 3, "d": 4}
+
+
+def test_judges_without_items_in_common_or_without_a_value_are_ranked_or_said_unranked():
+    keys = [f"entity/{i}" for i in range(100)]
+    leader = {key: 0.0 for key in keys[:50]}  # holds only the first half
+    b = {key: float(i % 10 == 0) for i, key in enumerate(keys)}
+    c = {key: float(i % 10 < 8) for i, key in enumerate(keys[50:])}  # only the second half: nothing with the leader
+    unparsed = {key: math.nan for key in keys}
+    report, pairs = _fbi_report({"a-leader": leader, "b": b, "c": c, "u-unparsed": unparsed})
+    assert set(pairs) == {("a-leader", "b"), ("b", "c")}
+    assert any("openai/a-leader and openai/c share no items; not compared" in note for note in report.notes)
+    assert any("openai/u-unparsed has no value" in note and "unranked" in note for note in report.notes)
+    # c is ranked through b, which is significantly better on their 50 shared items; the unparsed judge has no rank
+    # and does not enter Holm's adjustment (two pairs: the smaller p times 2)
+    smaller = min(pairs.values(), key=lambda row: row.p)
+    assert smaller.p_adjusted == pytest.approx(2 * smaller.p)
+    assert _ranks(report) == {"a-leader": 1, "b": 1, "c": 2, "u-unparsed": None}
+
+
+def test_the_resampled_t_test_is_the_paired_t_test_for_a_mean_and_resolves_small_p_values():
+    rng = np.random.default_rng(5)
+    keys = tuple(f"item{i}" for i in range(300))
+    first, second = rng.normal(0.5, 1, size=300), rng.normal(0.2, 1, size=300)
+    compared = compare([ItemStatistic(keys, weighted_mean(first))], [ItemStatistic(keys, weighted_mean(second))])
+    assert compared is not None and compared.test == BOOTSTRAP_TEST
+    t_test = stats.ttest_rel(first, second)
+    # the bootstrap standard error is the t-test's to within its resampling error (2,000 resamples: about 1.6 %)
+    assert stats.t.isf(compared.p / 2, df=299) == pytest.approx(abs(t_test.statistic), rel=0.05)
+    assert compared.p < 2 / 2001  # below what counting 2,000 resamples could ever give
+    # judges that differ on every item alike: no spread, but never a p below an exact test's 2 / 2^n
+    ones = ItemStatistic(keys[:8], weighted_mean(np.ones(8)))
+    zeros = ItemStatistic(keys[:8], weighted_mean(np.zeros(8)))
+    assert compare([ones, ones], [zeros, zeros]).p == pytest.approx(2 / 2**8)
+
+
+def test_every_pair_of_a_column_is_what_the_pair_alone_gives():
+    rng = np.random.default_rng(6)
+    keys = tuple(f"item{i}" for i in range(60))
+    values = rng.normal(size=(3, 60))
+    values[1, :5] = math.nan  # b left five items unanswered: a and b, b and c are compared without them
+    statistics = {
+        judge: [ItemStatistic(keys, weighted_mean(row), answered=np.isfinite(row))]
+        for judge, row in zip("abc", values, strict=True)
+    }
+    together = compare_all(statistics)
+    assert list(together) == [("a", "b"), ("a", "c"), ("b", "c")]
+    for (a, b), compared in together.items():
+        assert compared == compare(statistics[a], statistics[b])
+    assert together[("a", "b")].n_items == 55 and together[("a", "c")].n_items == 60
+    assert together[("a", "b")].difference == pytest.approx(np.mean(values[0, 5:]) - np.mean(values[1, 5:]))
 
 
 def _human_run(folder, task: str, **settings) -> tuple[Run, list[Sample]]:
