@@ -11,11 +11,13 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+import numpy as np
+
 from judge_data import DataError
 from judge_data.definitions import PRESET_METADATA
 from judge_report.items import CachedReader, ItemReader, headline_statistic, read_samples
 from judge_report.judges import Judge, judges_of
-from judge_report.references import column_references
+from judge_report.references import FOOTING_LEVELS, HumanFooting, column_references, human_footing
 from judge_report.runs import Run
 from judge_report.suites import SUITES, SuiteView, confidence_interval, suite_of
 from scorers.paired import (
@@ -27,7 +29,7 @@ from scorers.paired import (
     rank_judges,
     recentred_interval,
 )
-from scorers.references import Reference
+from scorers.references import HUMAN, Reference
 
 REFERENCE_PREFIX = "reference: "
 """How a reference row is named in the tables (``reference: random judge``)."""
@@ -317,6 +319,7 @@ def build_report(
     columns = LeaderboardColumns(leaderboard, column_runs, read, notes)
     comparisons = _compare_judges(columns, judges)
     references = add_references(columns, suite_tables)
+    ceiling = human_ceiling_table(columns, judges)
 
     paper_tables: dict[str, Table] = {}
     for run, view, config in reported:
@@ -356,6 +359,8 @@ def build_report(
                     )
     for table in paper_tables.values():
         table.rows.sort()
+    if ceiling is not None:
+        paper_tables[ceiling.name] = ceiling
     ordered_suites = [suite_tables[view.name] for view in _views(reported) if view.name in suite_tables]
     return Report(
         leaderboard,
@@ -578,6 +583,62 @@ def add_references(columns: LeaderboardColumns, suite_tables: Mapping[str, Table
                         _put_reference(table, task_column.label, reference)
                     break
     return rows
+
+
+HUMAN_CEILING_TABLE = "human_ceiling"
+
+
+def human_ceiling_table(columns: LeaderboardColumns, judges: Mapping[str, Judge]) -> Table | None:
+    """Every adherence ``pearson`` column's judges and annotators against the same leave-one-annotator-out means
+    (:func:`judge_report.references.human_footing`), over responses and over systems, each the mean over the
+    column's tasks; the annotators' own agreement is the row ``reference: human ceiling``. ``None`` where no
+    column has annotators' scores to read."""
+    leaderboard, column_runs, reader, notes = columns.table, columns.runs, columns.reader, columns.notes
+    table = Table(
+        HUMAN_CEILING_TABLE,
+        "Instruction adherence: each judge against the human ceiling on the same footing (every score against the "
+        "mean of the annotators but one, averaged over the one left out)",
+        ["judge"],
+    )
+    ceiling_row = (f"{REFERENCE_PREFIX}{HUMAN}",)
+    for info in leaderboard.column_info:
+        if (info.suite, info.metric) != ("adherence", "pearson"):
+            continue
+        found: dict[str, list[HumanFooting] | str] = {}
+        for judge in sorted(column_runs[info.label], key=lambda judge: judges[judge].name):
+            runs = column_runs[info.label][judge]
+            read = [_footing(run, reader) for run in runs]
+            reasons = [f"{run.task}: {why}" for run, why in zip(runs, read, strict=True) if isinstance(why, str)]
+            found[judge] = "; ".join(reasons) if reasons else [one for one in read if not isinstance(one, str)]
+        if all(isinstance(one, str) for one in found.values()):
+            continue  # the data holds no annotators' scores: the leaderboard's human ceiling row says why
+        for judge, per_task in found.items():
+            if isinstance(per_task, str):
+                notes.append(f"{info.label}: no human ceiling for {judges[judge].name} ({per_task})")
+                continue
+            for level in FOOTING_LEVELS:
+                column = f"{info.label} · {level}"
+                judged = float(np.mean([footing.judge[level] for footing in per_task]))
+                location = ", ".join(run.location for run in column_runs[info.label][judge])
+                table.put((judges[judge].name,), column, Cell(judged, None, math.nan, False, location))
+                if (ceiling_row, column) not in table.cells:
+                    own = float(np.mean([footing.annotators[level] for footing in per_task]))
+                    table.put(ceiling_row, column, Cell(own, None, math.nan, False, "", note=HUMAN_CEILING_NOTE))
+    if not table.rows:
+        return None
+    table.rows = sorted(row for row in table.rows if row != ceiling_row) + [ceiling_row]
+    table.references.append(ceiling_row)
+    return table
+
+
+HUMAN_CEILING_NOTE = (
+    "the annotators' own agreement with the mean of the others: a judge as good as one more annotator scores it"
+)
+
+
+def _footing(run: Run, reader: ItemReader) -> HumanFooting | str:
+    samples = reader(run)
+    return samples if isinstance(samples, str) else human_footing(run, samples)
 
 
 def _put_reference(table: Table, column: str, reference: Reference) -> None:

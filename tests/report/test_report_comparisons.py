@@ -30,7 +30,14 @@ from scorers.paired import (
     weighted_mean,
     weighted_pearson,
 )
-from scorers.references import DhpLayout, dhp_references, fbi_error_rate_references, leave_one_out_pearson
+from scorers.references import (
+    DhpLayout,
+    dhp_references,
+    fbi_error_rate_references,
+    leave_one_out,
+    pearson_agreement,
+    system_tau_agreement,
+)
 
 
 def test_holm_adjusts_step_down_and_keeps_the_order():
@@ -165,9 +172,12 @@ def test_fbi_references_in_closed_form():
     assert single["random judge"].value == pytest.approx((11 / 20 + 4 / 6) / 2)
     assert single["random judge"].low < single["random judge"].value < single["random judge"].high
     assert single["constant judge"].value == 1.0
-    pairwise = {r.reference: r for r in fbi_error_rate_references("pairwise", [None], [4], [1.0, 0.0, 0.0, 1.0])}
+    pairwise = {r.reference: r for r in fbi_error_rate_references("pairwise", [None], [4], [[1.0, 0.0, 0.0, 1.0]])}
     assert pairwise["random judge"].value == pytest.approx(8 / 9)
     assert (pairwise["always first"].value, pairwise["always longer"].value) == (1.0, 0.5)
+    # pooled tasks: the mean over the tasks of each task's share (1/2 and 1/4), not the first task's alone
+    pooled = fbi_error_rate_references("pairwise", [None, None], [4, 4], [[1.0, 0.0, 0.0, 1.0], [0.0, 0.0, 1.0, 0.0]])
+    assert {r.reference: r.value for r in pooled}["always longer"] == pytest.approx((1 / 2 + 1 / 4) / 2)
     assert {r.reference: r.value for r in fbi_error_rate_references("reference", [10], [5])} == {
         "random judge": 0.1,
         "constant judge": 0.0,
@@ -182,12 +192,32 @@ def test_dhp_references_without_a_judged_pair_are_undefined_not_a_crash():
     assert references["constant judge"].value == 0.0
 
 
-def test_human_ceiling_is_each_annotator_against_the_mean_of_the_others():
-    annotators = np.array([[1, 2, 3, 4, 5], [2, 2, 3, 5, 5], [1, 3, 3, 4, 4]], dtype=float)
-    expected = np.mean(
-        [stats.pearsonr(annotators[i], np.delete(annotators, i, axis=0).mean(axis=0)).statistic for i in range(3)]
+def test_human_ceiling_and_the_judge_against_the_same_leave_one_out_means():
+    annotators = np.array(
+        [[1, 2, 3, 4, 5, 2, 4, 3], [2, 2, 3, 5, 5, 1, 3, 3], [1, 3, 3, 4, 4, 2, 5, math.nan]], dtype=float
     )
-    assert leave_one_out_pearson(annotators) == pytest.approx(expected)
+    judge = np.array([2, 2, 4, 4, 5, 1, 4, 2], dtype=float)
+    systems = ["s1", "s1", "s2", "s2", "s3", "s3", "s4", "s4"]
+    by_hand_own, by_hand_judge, system_own, system_judge = [], [], [], []
+    for i in range(3):
+        others = np.delete(annotators, i, axis=0)
+        rest = np.array([np.mean(column[np.isfinite(column)]) for column in others.T])  # item 8: one other left
+        scored = np.isfinite(annotators[i])
+        by_hand_own.append(stats.pearsonr(annotators[i, scored], rest[scored]).statistic)
+        by_hand_judge.append(stats.pearsonr(judge, rest).statistic)
+
+        def means(values: np.ndarray, keep: np.ndarray) -> list[float]:
+            return [float(np.mean(values[keep & (np.array(systems) == s)])) for s in ("s1", "s2", "s3", "s4")]
+
+        system_own.append(stats.kendalltau(means(annotators[i], scored), means(rest, scored)).statistic)
+        everything = np.ones(8, dtype=bool)
+        system_judge.append(stats.kendalltau(means(judge, everything), means(rest, everything)).statistic)
+    found = leave_one_out(annotators, pearson_agreement, [judge])
+    assert found.annotators == pytest.approx(np.mean(by_hand_own))
+    assert found.judges == pytest.approx((np.mean(by_hand_judge),))
+    on_systems = leave_one_out(annotators, system_tau_agreement(systems), [judge])
+    assert on_systems.annotators == pytest.approx(np.mean(system_own))
+    assert on_systems.judges == pytest.approx((np.mean(system_judge),))
 
 
 def test_the_report_pools_compares_and_references_from_the_items_it_reads():
@@ -340,17 +370,18 @@ def test_every_pair_of_a_column_is_what_the_pair_alone_gives():
     assert together[("a", "b")].difference == pytest.approx(np.mean(values[0, 5:]) - np.mean(values[1, 5:]))
 
 
-def _human_run(folder, task: str, **settings) -> tuple[Run, list[Sample]]:
-    from judge_data.human import load_criteria, load_items
+def _human_run(folder, task: str, limit: int | None = 40, **settings) -> tuple[Run, list[Sample]]:
+    from judge_data.human import item_system, load_criteria, load_items
 
     criteria, _ = load_criteria(folder)
-    items = load_items(folder, criteria)[:40]
+    items = load_items(folder, criteria)[:limit]
     info = {c.name: {"group": c.group, "range": [c.low, c.high], "scale": c.scale} for c in criteria}
     samples = [
         Sample(
             item.id,
             {
                 "human": dict(item.human),
+                "system": item_system(item),
                 "annotator_ids": list(item.annotator_ids or []),
                 "annotators": {name: list(scores) for name, scores in (item.annotator_scores or {}).items()},
             },
@@ -403,3 +434,33 @@ def test_human_ceilings_from_the_annotators_scores_and_only_means_said():
     assert found["human ceiling"].low < found["human ceiling"].value < found["human ceiling"].high
     middle = [[3.0] * len(annotators[0])]
     assert found["constant judge"].value == pytest.approx(interval_alpha(annotators + middle).value)
+
+
+def test_hanna_workers_against_the_others_at_story_and_system_level():
+    """HANNA's 3 workers per story (list positions, not stable workers), each against the mean of the other two, over
+    the 1,005 stories and over the 11 systems' means, by hand (numpy and scipy) and by the report."""
+    from judge_report.references import human_footing
+    from tests.conftest import data_folder
+
+    run, samples = _human_run(data_folder("human", "hanna"), "adherence_hanna_criterion", limit=None)
+    systems = np.array([s.metadata["system"] for s in samples])
+    names = sorted(set(systems))
+    stories, by_system, judged = [], [], []
+    for name in run.metadata["criteria"]:
+        workers = np.array([s.metadata["annotators"][name] for s in samples], dtype=float).T
+        judge = np.array([s.value[name] for s in samples])
+        per_worker, per_worker_systems, judge_stories = [], [], []
+        for i in range(3):
+            rest = np.delete(workers, i, axis=0).mean(axis=0)
+            per_worker.append(stats.pearsonr(workers[i], rest).statistic)
+            judge_stories.append(stats.pearsonr(judge, rest).statistic)
+            means = [[float(np.mean(values[systems == system])) for system in names] for values in (workers[i], rest)]
+            per_worker_systems.append(stats.kendalltau(*means).statistic)
+        stories.append(np.mean(per_worker))
+        by_system.append(np.mean(per_worker_systems))
+        judged.append(np.mean(judge_stories))
+    footing = human_footing(run, samples)
+    assert not isinstance(footing, str) and len(names) == 11
+    assert footing.annotators["responses"] == pytest.approx(np.mean(stories))
+    assert footing.annotators["systems"] == pytest.approx(np.mean(by_system))
+    assert footing.judge["responses"] == pytest.approx(np.mean(judged))
