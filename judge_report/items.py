@@ -18,7 +18,7 @@ import numpy as np
 
 from judge_report.runs import Run
 from scorers.agreement import item_weighted_alpha
-from scorers.discernment import LEVELS, item_bootstrap
+from scorers.discernment import LEVELS, item_bootstrap, rated_below
 from scorers.paired import ItemStatistic, ItemSums, pearson_sums, signed_mean_of_pearsons, weighted_mean
 from scorers.values import as_float
 
@@ -191,6 +191,18 @@ def dhp_d_avg(run: Run, samples: Sequence[Sample]) -> ItemStatistic:
     data = dhp_items(run, samples)
     answered = np.isfinite(data.differences).any(axis=(0, 1))
     return ItemStatistic(data.items, dhp_statistic(data, str(run.setting("combine") or "hmp")), answered=answered)
+
+
+def dhp_rated_below(run: Run, samples: Sequence[Sample]) -> ItemStatistic:
+    """The probability that a damaged copy is rated below its original (:func:`scorers.discernment.rated_below`),
+    the effect size the report shows beside ``D_avg``."""
+    data = dhp_items(run, samples)
+    answered = np.isfinite(data.differences).any(axis=(0, 1))
+
+    def compute(weights: np.ndarray) -> np.ndarray:
+        return rated_below(data.differences, data.levels, weights)
+
+    return ItemStatistic(data.items, compute, answered=answered)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import numpy as np
 
 from judge_data import DataError
 from judge_data.definitions import PRESET_METADATA
-from judge_report.items import CachedReader, ItemReader, headline_statistic, read_samples
+from judge_report.items import CachedReader, ItemReader, dhp_rated_below, headline_statistic, read_samples
 from judge_report.judges import Judge, judges_of
 from judge_report.references import FOOTING_LEVELS, HumanFooting, column_references, human_footing
 from judge_report.runs import Run
@@ -266,7 +266,7 @@ def build_report(
         if view is None:
             notes.append(f"{run.location}: task {run.task} belongs to no suite the report knows; left out")
             continue
-        notes.extend(view.run_notes(run))
+        notes.extend(note for note in view.run_notes(run) if note not in notes)
         key = comparability_key(run, view)
         task_configs = configs.setdefault(run.task, [])
         if key not in task_configs:
@@ -320,6 +320,7 @@ def build_report(
     comparisons = _compare_judges(columns, judges)
     references = add_references(columns, suite_tables)
     ceiling = human_ceiling_table(columns, judges)
+    rated_below = rated_below_table(columns, judges)
 
     paper_tables: dict[str, Table] = {}
     for run, view, config in reported:
@@ -359,8 +360,9 @@ def build_report(
                     )
     for table in paper_tables.values():
         table.rows.sort()
-    if ceiling is not None:
-        paper_tables[ceiling.name] = ceiling
+    for added in (rated_below, ceiling):
+        if added is not None:
+            paper_tables[added.name] = added
     ordered_suites = [suite_tables[view.name] for view in _views(reported) if view.name in suite_tables]
     return Report(
         leaderboard,
@@ -583,6 +585,42 @@ def add_references(columns: LeaderboardColumns, suite_tables: Mapping[str, Table
                         _put_reference(table, task_column.label, reference)
                     break
     return rows
+
+
+RATED_BELOW_TABLE = "dhp_rated_below"
+
+
+def rated_below_table(columns: LeaderboardColumns, judges: Mapping[str, Judge]) -> Table | None:
+    """Beside every DHP ``D_avg`` column, each judge's probability that a damaged copy is rated below its original
+    (:func:`judge_report.items.dhp_rated_below`), the mean over the column's tasks with an item-bootstrap interval
+    (items of all its tasks resampled jointly); ``None`` without a DHP column."""
+    leaderboard, column_runs, reader, notes = columns.table, columns.runs, columns.reader, columns.notes
+    table = Table(
+        RATED_BELOW_TABLE,
+        "DHP: how often a damaged copy is rated below its original (ties half; 0.5: blind to the damage), an effect "
+        "size beside D_avg that does not grow with the number of items",
+        ["judge"],
+    )
+    for info in leaderboard.column_info:
+        if (info.suite, info.metric) != ("dhp", "D_avg"):
+            continue
+        label = info.label.replace("D_avg", "rated below original")
+        for judge in sorted(column_runs[info.label], key=lambda judge: judges[judge].name):
+            runs = column_runs[info.label][judge]
+            read = [reader(run) for run in runs]
+            missing = [f"{run.task}: {why}" for run, why in zip(runs, read, strict=True) if isinstance(why, str)]
+            if missing:
+                notes.append(f"{label}: none for {judges[judge].name} ({'; '.join(missing)})")
+                continue
+            statistics = [
+                dhp_rated_below(run, task) for run, task in zip(runs, read, strict=True) if not isinstance(task, str)
+            ]
+            value = float(np.mean([statistic.estimate() for statistic in statistics]))
+            low, high = recentred_interval(joint_resamples(statistics).mean(axis=1), value)
+            interval = None if math.isnan(low) else (low, high)
+            location = ", ".join(run.location for run in runs)
+            table.put((judges[judge].name,), label, Cell(value, interval, math.nan, False, location))
+    return table if table.rows else None
 
 
 HUMAN_CEILING_TABLE = "human_ceiling"

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from judge_report.items import Sample, dhp_d_avg
+from judge_report.items import Sample, dhp_d_avg, dhp_rated_below
 from judge_report.runs import Run
 from judge_report.tables import build_report
 from scorers.agreement import weighted_interval_alpha
@@ -165,6 +165,22 @@ def test_dhp_d_avg_on_item_weights_is_the_suites_own_statistic():
     assert statistic.compute(weights)[0] == pytest.approx(
         discernment_report(doubled, ["coherence", "fluency"], bootstrap_resamples=0).D_avg
     )
+
+
+def test_rated_below_is_the_share_of_damaged_copies_rated_lower_ties_half():
+    rng = np.random.default_rng(4)
+    samples = _dhp_samples(rng, 9)
+    statistic = dhp_rated_below(_run(metrics=["coherence", "fluency"], combine="hmp"), samples)
+    by_id = {s.id: s.value for s in samples}
+    by_hand = []
+    for variant in ("typos", "swap"):  # one perturbation per level: the level-balanced mean is their mean
+        shares = []
+        for metric in ("coherence", "fluency"):
+            pairs = [(by_id[f"t{i}:original"][metric], by_id[f"t{i}:{variant}"][metric]) for i in range(9)]
+            shares.append(np.mean([1.0 if a > b else 0.5 if a == b else 0.0 for a, b in pairs]))
+        by_hand.append(np.mean(shares))
+    assert statistic.estimate() == pytest.approx(np.mean(by_hand))
+    assert 0.5 < statistic.estimate() <= 1.0  # the copies are never rated above their originals here
 
 
 def test_fbi_references_in_closed_form():
