@@ -8,6 +8,7 @@ all systems as the data has them. Plain NumPy/SciPy, called by the adherence met
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from collections.abc import Hashable, Sequence
@@ -25,6 +26,34 @@ SYSTEM_JUDGE_CONSTANT = "the judge's mean score is the same for every system"
 
 MAX_UNDEFINED_RESAMPLES = 0.01
 """Above this share of document resamples without a defined tau, the interval is NaN (as for the correlations)."""
+
+
+FEW_SYSTEMS = 8
+"""Below this many systems a system-level tau is coarse: it moves in large steps, and chance reaches large values."""
+
+
+def few_systems_caveat(n_systems: int) -> str | None:
+    """What a system-level tau over fewer than :data:`FEW_SYSTEMS` systems can say, from the exact distribution of
+    Kendall's tau of untied rankings under no agreement (every permutation of the systems equally likely); ``None``
+    from :data:`FEW_SYSTEMS` systems on, or below :data:`MIN_SYSTEMS`."""
+    if not MIN_SYSTEMS <= n_systems < FEW_SYSTEMS:
+        return None
+    pairs = n_systems * (n_systems - 1) // 2
+    taus = np.array(
+        [
+            1 - 4 * sum(a > b for i, a in enumerate(order) for b in order[i + 1 :]) / (n_systems * (n_systems - 1))
+            for order in itertools.permutations(range(n_systems))
+        ]
+    )
+    steps = np.unique(np.round(taus, 12))
+    tail = np.array([np.mean(taus >= step - 1e-12) for step in steps])
+    reaching = steps[tail < 0.05]
+    significant = f"only a tau of {reaching[0]:.3f} or more has" if reaching.size else "no tau has"
+    return (
+        f"over {n_systems} systems (fewer than {FEW_SYSTEMS}), a criterion's Kendall tau moves in steps of "
+        f"{2 / pairs:.3f}, and under no agreement at all it is at least 0.6 with probability "
+        f"{np.mean(taus >= 0.6 - 1e-12):.3f}; {significant} a one-sided p below 0.05"
+    )
 
 
 @dataclass(frozen=True)
