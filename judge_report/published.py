@@ -194,43 +194,45 @@ def published_label(published: Published, entry: PublishedValue) -> str:
 
 
 def add_published(report: Report, files: Sequence[Published]) -> None:
-    """Show each file's values beside the measured ones: a table of published against measured values, and the
-    values whose metric is a column of the leaderboard or a suite table as reference rows of that column, next to
-    the cell of the run they were matched to. Never ranked; notes say what matched nothing."""
-    table = Table(PUBLISHED_TABLE, "Published values beside measured ones (not ranked)", ["judge", "task", "metric"])
-    runs = [run for run, _, _ in report.runs]
+    """Show each file's values beside the measured ones: a table of published against measured values (a row per
+    value, judge, task and source), and the values whose metric is a column of the leaderboard or a suite table as
+    reference rows of that column, next to the cell of the run they were matched to. Never ranked; notes say what
+    matched nothing."""
+    table = Table(
+        PUBLISHED_TABLE, "Published values beside measured ones (not ranked)", ["judge", "task", "metric", "source"]
+    )
     for published in files:
-        described = [run for run in runs if published.describes(run)]
+        described = [(run, config) for run, _, config in report.runs if published.describes(run)]
         unmatched: list[str] = []
         note = f"{published.cite}: {published.source}" + (f"; {published.recipe}" if published.recipe else "")
         for entry in published.values:
             value = published.value(entry)
-            matched = [run for run in described if judged_by(run, entry, report.name_of(run))]
+            printed = Cell(value, None, math.nan, False, published.location, note=note)
+            matched = [(run, config) for run, config in described if judged_by(run, entry, report.name_of(run))]
             if not matched:
                 unmatched.append(f"{entry.judge}{f' · {entry.prompt}' if entry.prompt else ''} {entry.metric}")
-                row = (f"{entry.judge} · {entry.prompt}" if entry.prompt else entry.judge, published.task, entry.metric)
-                table.put(row, PUBLISHED, Cell(value, None, math.nan, False, published.location, note=note))
+                judge = f"{entry.judge} · {entry.prompt}" if entry.prompt else entry.judge
+                table.put((judge, published.task, entry.metric, published.cite), PUBLISHED, printed)
                 continue
-            for run in matched:
+            for run, config in matched:
                 measured = run.metrics.get(entry.metric, math.nan)
-                row = (report.name_of(run), run.task, entry.metric)
-                interval = confidence_interval(run, entry.metric)
-                table.put(row, MEASURED, Cell(measured, interval, math.nan, False, run.location))
+                task = f"{run.task} [config {config}]" if len(report.configs[run.task]) > 1 else run.task
+                row = (report.name_of(run), task, entry.metric, published.cite)
+                table.put(
+                    row, MEASURED, Cell(measured, confidence_interval(run, entry.metric), math.nan, False, run.location)
+                )
                 table.put(row, AS_PRINTED, Cell(published.as_printed(measured), None, math.nan, False, run.location))
-                table.put(row, PUBLISHED, Cell(value, None, math.nan, False, published.location, note=note))
+                table.put(row, PUBLISHED, printed)
                 for shown in (report.leaderboard, *report.suite_tables):
                     _beside(
                         shown, run, report.name_of(run), entry.metric, published_label(published, entry), value, note
                     )
         where = f"{published.task}" + (f" with {dict(published.settings)}" if published.settings else "")
+        missing = f"; no such run for {', '.join(unmatched[:5])}{' ...' if len(unmatched) > 5 else ''}"
         report.notes.append(
             f"published values of {published.cite} ({published.location}): {len(published.values) - len(unmatched)} "
             f"of {len(published.values)} shown beside the measured values of runs of {where}"
-            + (
-                f"; no such run for {', '.join(unmatched[:5])}{' ...' if len(unmatched) > 5 else ''}"
-                if unmatched
-                else ""
-            )
+            + (missing if unmatched else "")
         )
     if table.rows:
         report.paper_tables.append(table)
