@@ -9,7 +9,7 @@ story found as the item whose ``meta.story_id`` it is, the value as published: t
 below 1) are kept, so that the task counts them as parse failures. Stories without an item are counted and named
 (``--data-dir``: the items the task reads, ``-T data_dir=``)::
 
-    python -m adherence_tasks.hanna_judgments hanna_metric_scores_llm.csv --out hanna_judgments.jsonl
+    python -m adherence_tasks.hanna_judgments hanna_metric_scores_llm.csv --out hanna_llm.jsonl
 """
 
 from __future__ import annotations
@@ -37,9 +37,6 @@ CRITERION_CODES = {
     "CX": "complexity",
 }
 """The file's two-letter criterion codes and the suite's criterion names."""
-
-PROMPT_LABEL = "Eval-Prompt {}"
-"""How a judgment names the paper's prompt (the ``prompt`` column, ``-T prompt=``)."""
 
 JUDGE_COLUMN = re.compile(rf"^(?P<judge>.+) (?P<code>{'|'.join(CRITERION_CODES)}) (?P<prompt>\d+)$")
 """A judge's column, ``Beluga-13B RE 1``; the workers' columns (``Human 1 RE``, ``Human Avg 1 RE``) do not match."""
@@ -76,7 +73,8 @@ class Conversion:
 
 @dataclass(frozen=True)
 class JudgeColumn:
-    """One judge column of the file: the judge, its prompt label and the criterion it rates."""
+    """One judge column of the file: the judge, its prompt label (the Eval-Prompt's number, ``-T prompt=``) and the
+    criterion it rates."""
 
     judge: str
     prompt: str
@@ -113,7 +111,7 @@ def read_published(path: Path) -> tuple[list[str], dict[JudgeColumn, list[list[f
     values: dict[JudgeColumn, list[list[float]]] = {}
     for name in order:
         found = named[name]
-        column = JudgeColumn(found["judge"], PROMPT_LABEL.format(found["prompt"]), CRITERION_CODES[found["code"]])
+        column = JudgeColumn(found["judge"], found["prompt"], CRITERION_CODES[found["code"]])
         values[column] = [
             _cell(record.get(name), f"{path}, line {number} ({record[SYSTEM_COLUMN]})", name)
             for number, record in enumerate(records, start=2)
@@ -206,7 +204,7 @@ def parser() -> argparse.ArgumentParser:
         help="the HANNA items the task reads (-T data_dir=), in the layout of shared/data/human/hanna/ "
         "(default: the task's public source)",
     )
-    parse.add_argument("--out", default="hanna_judgments.jsonl", help="the JSONL file to write")
+    parse.add_argument("--out", default="hanna_llm.jsonl", help="the JSONL file to write")
     return parse
 
 

@@ -7,6 +7,7 @@ from typing import get_args
 from dhp_tasks.data import DATASETS
 from dhp_tasks.prompts import TEXT_KINDS
 from judge_data.definitions import ALL, REQUIRED, Headline, Option, SuiteDefinition, TaskOptions
+from judge_data.recorded import JUDGMENTS_OPTION_NAMES, JUDGMENTS_OPTIONS
 from scorers.dhp import HEADLINES
 from scorers.discernment import Combination
 from scorers.likelihood import DEFAULT_NORMALIZATION, NORMALIZATIONS
@@ -32,6 +33,7 @@ PAPER_OPTIONS = (
     "answer_format",
     "judge_template",
     "scale",
+    *JUDGMENTS_OPTION_NAMES,
 )
 """The options of the paper datasets' tasks, in their signatures' order."""
 
@@ -132,6 +134,7 @@ DHP = SuiteDefinition(
             shown_default="the G-Eval prompts",
         ),
         Option("scale", None, "with `judge_template`: rate from 1 to this", minimum=2, shown_default="5"),
+        *JUDGMENTS_OPTIONS,
     ),
     headlines=tuple(
         Headline(metric, higher_is_better=metric.startswith("D"), leaderboard=metric == "D_avg") for metric in HEADLINES
@@ -193,7 +196,7 @@ DHP_GRADER = SuiteDefinition(
             None,
             "the grader under test: a registered inspect scorer (`model_graded_qa`, `my_package/my_scorer`) or "
             "`path/to/file.py@function`",
-            shown_default="required",
+            shown_default="required (none with `judgments`)",
         ),
         Option("scorer_args", None, "the scorer's arguments: a JSON object or a `.json`/`.yaml` file"),
         Option(
@@ -212,6 +215,7 @@ DHP_GRADER = SuiteDefinition(
             choices=GRADER_INPUTS,
         ),
         *(DHP.option(name) for name in ("data_dir", "n", "seed", "perturbations", "combine", "suite")),
+        *JUDGMENTS_OPTIONS,
     ),
     headlines=tuple(headline for headline in DHP.headlines if "_EW" not in headline.metric),
     comparable_on=(
@@ -240,6 +244,7 @@ DHP_GRADER = SuiteDefinition(
                 "perturbations",
                 "combine",
                 "suite",
+                *JUDGMENTS_OPTION_NAMES,
             ),
         )
     },

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping, Sequence
+from functools import partial
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.scorer import Scorer
-from inspect_ai.solver import Solver
+from inspect_ai.solver import Solver, TaskState
 
 from dhp_tasks.data import DATASETS, DhpDataset, load_pool, select_items
 from dhp_tasks.definition import ALL_PERTURBATIONS, DHP
@@ -31,6 +32,7 @@ from dhp_tasks.perturbations import (
 from dhp_tasks.prompts import TEXT_KINDS, TextKind
 from dhp_tasks.suite import all_perturbations, read_suite, rule_variants
 from judge_data import DataError, OptionError, id_field, names_option, optional_text_field, read_jsonl, text_field
+from judge_data.recorded import Columns, Place, RecordedJudgments, check_judgments_options, read_judgments
 from scorers.dhp import EXPERT_WEIGHTS_KEY, dhp_discernment, mean_ratings
 from scorers.discernment import Combination
 from scorers.likelihood import DEFAULT_NORMALIZATION, Normalization, likelihood_scores
@@ -46,6 +48,7 @@ from solvers.likelihood import score_likelihood
 from solvers.reading.formats import AnswerFormat
 from solvers.reading.json_answers import check_answer_format
 from solvers.reading.logprobs import Scoring, check_rating_scoring
+from solvers.recorded import recorded_judgments
 
 logger = logging.getLogger(__name__)
 
@@ -166,7 +169,9 @@ def dhp_task(
     scores it by the judge's log-likelihood given its context, with no prompt, divided by the scored tokens
     or (``normalize="byte"``, lm-eval's convention) by the text's UTF-8 bytes (one "metric",
     ``likelihood``; expert weights do not apply). ``answer_format="json"`` asks for the rating as a JSON object
-    (sampled ratings only). A ``template`` replaces the G-Eval prompts (rated 1 to ``scale``, default 5).
+    (sampled ratings only). A ``template`` replaces the G-Eval prompts (rated 1 to ``scale``, default 5). With
+    ``judgments`` (recorded judgments, one per text and metric) no model is asked: a recorded answer is read against
+    the prompt the text would have been rated with, a value on the prompt's scale.
     """
     scoring, seed, combine, answer_format = (
         options["scoring"],
@@ -198,20 +203,31 @@ def dhp_task(
             "choose other metrics or pass -T expert_weights=<file>"
         )
     repeats, temperature, scale = options["repeats"], options["temperature"], options["scale"]
+    prompt = templated_prompt(kind.prompt, template, scale)
+    judgments = recorded_texts(
+        options,
+        judgment_columns("score", [c.name for c in kind.criteria], name, kind.name),
+        items,
+        f"dhp_tasks/{name}",
+    )
+    if judgments is None:
+        solver = rate_criteria(
+            prompt, criteria, repeats=repeats, temperature=temperature, scoring=scoring, answer_format=answer_format
+        )
+    else:
+
+        def prompts(state: TaskState) -> dict[str, str]:
+            text, context = state.metadata["response"], state.metadata.get("context")
+            return {criterion.name: prompt.render(criterion, text, context, answer_format) for criterion in criteria}
+
+        solver = recorded_judgments(judgments, partial(text_places, {name: name for name in metric_names}), prompts)
     return _task(
         name,
         items,
         variants,
         chosen,
-        rate_criteria(
-            templated_prompt(kind.prompt, template, scale),
-            criteria,
-            repeats=repeats,
-            temperature=temperature,
-            scoring=scoring,
-            answer_format=answer_format,
-        ),
-        mean_ratings(options["min_mass"], answer_format),
+        solver,
+        mean_ratings(options["min_mass"], answer_format, None if judgments is None else (prompt.low, prompt.high)),
         metric_names,
         weights,
         combine,
@@ -225,8 +241,33 @@ def dhp_task(
             "temperature": temperature,
             **({"min_mass": options["min_mass"]} if scoring == "logprobs" else {}),
             **({**template.metadata(), "scale": scale or kind.prompt.high} if template else {}),
+            **({"recorded": judgments.metadata()} if judgments else {}),
         },
     )
+
+
+def judgment_columns(value: str, criteria: Sequence[str], name: str, kind: str) -> Columns:
+    """What a DHP task reads from recorded judgments: ``value`` (a ``score``, or a grader's ``grade``) per text, a
+    text being an item's ``original`` or a copy under one of the dataset's perturbations (the kind's, for
+    ``custom``), on each of ``criteria``."""
+    available = all_perturbations(name) if name in DATASETS else KIND_PERTURBATIONS[kind]
+    texts = ("original", *(perturbation.id for perturbation in available))
+    return Columns(value, criteria, {"perturbation": texts}, answers=value == "score")
+
+
+def recorded_texts(
+    options: Mapping[str, Any], columns: Columns, items: Sequence[Item], task: str
+) -> RecordedJudgments | None:
+    """The recorded judgments of the task options' ``judgments`` file on these items (``None`` without one)."""
+    judgments = read_judgments(options, columns)
+    return None if judgments is None else judgments.for_items({item.id: item.id for item in items}, task)
+
+
+def text_places(criteria: Mapping[str, str | None], state: TaskState) -> dict[str, Place]:
+    """Where each named judgment of the sample's text is in recorded judgments: the text's item, the judgment's
+    criterion (a metric; none for a grader's one grade), the text's perturbation."""
+    item, text = str(state.metadata["item_id"]), (str(state.metadata["perturbation"]),)
+    return {name: (item, criterion, text) for name, criterion in criteria.items()}
 
 
 def _task(
@@ -282,6 +323,7 @@ def check_options(options: Mapping[str, Any], kind: TextKind, task: str) -> Judg
     template = load_judge_template(options["judge_template"], DHP_PLACEHOLDERS, task)
     check_template_scoring(template, scoring)
     templated_prompt(kind.prompt, template, options["scale"])  # a scale without a template fails here
+    check_judgments_options(options, scoring)
     return template
 
 
@@ -403,6 +445,9 @@ def _dataset_task(dataset_name: str):
         answer_format: AnswerFormat = DEFAULTS["answer_format"],
         judge_template: str | None = DEFAULTS["judge_template"],
         scale: int | None = DEFAULTS["scale"],
+        judgments: str | None = DEFAULTS["judgments"],
+        judge: str | None = DEFAULTS["judge"],
+        prompt: str | None = DEFAULTS["prompt"],
     ) -> Task:
         """DHP discernment on {description}."""
         return paper_dataset_task(dataset, DHP.arguments("paper", locals()))
@@ -462,6 +507,9 @@ def custom(
     answer_format: AnswerFormat = CUSTOM_DEFAULTS["answer_format"],
     judge_template: str | None = CUSTOM_DEFAULTS["judge_template"],
     scale: int | None = CUSTOM_DEFAULTS["scale"],
+    judgments: str | None = CUSTOM_DEFAULTS["judgments"],
+    judge: str | None = CUSTOM_DEFAULTS["judge"],
+    prompt: str | None = CUSTOM_DEFAULTS["prompt"],
 ) -> Task:
     """DHP discernment on your own reference texts."""
     options = DHP.arguments("custom", locals())

@@ -8,6 +8,7 @@ the one rating, and DHP's discernment asks whether the originals are graded abov
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from inspect_ai import Task, task
@@ -16,11 +17,13 @@ from inspect_ai.solver import TaskState
 
 from dhp_tasks.data import DATASETS
 from dhp_tasks.definition import DHP_GRADER
-from dhp_tasks.dhp import _task, paper_dataset_items
+from dhp_tasks.dhp import _task, judgment_columns, paper_dataset_items, text_places
 from dhp_tasks.prompts import TEXT_KINDS
+from judge_data.recorded import RecordedJudgments
 from scorers.discernment import Combination
 from scorers.grader import GRADE, grader_grades
-from solvers.grader import grade_submissions, grader_metadata, load_grader, scorer_arguments
+from solvers.grader import grade_submissions, grader_metadata, grader_under_test, scorer_arguments
+from solvers.recorded import recorded_judgments
 
 DEFAULTS = DHP_GRADER.task_defaults("grader")
 
@@ -51,12 +54,16 @@ def grader(
     perturbations: str | list[str] | None = DEFAULTS["perturbations"],
     combine: Combination = DEFAULTS["combine"],
     suite: str | None = DEFAULTS["suite"],
+    judgments: str | None = DEFAULTS["judgments"],
+    judge: str | None = DEFAULTS["judge"],
+    prompt: str | None = DEFAULTS["prompt"],
 ) -> Task:
-    """DHP with your grader: any inspect scorer grades each reference text and each perturbed copy."""
-    DHP_GRADER.arguments("grader", locals())
+    """DHP with your grader: any inspect scorer grades each reference text and each perturbed copy (or its grades,
+    recorded: ``judgments``)."""
+    options = DHP_GRADER.arguments("grader", locals())
     arguments = scorer_arguments(scorer_args)
-    grading = load_grader(scorer, arguments)
     chosen_dataset = DATASETS[dataset]
+    under_test = grader_under_test(options, arguments, judgment_columns("grade", (), dataset, chosen_dataset.kind))
     items, variants, chosen, metadata = paper_dataset_items(chosen_dataset, data_dir, n, seed, perturbations, suite)
     criteria = "\n".join(f"{c.title}: {c.definition}" for c in TEXT_KINDS[chosen_dataset.kind].criteria)
     originals = {item.id: item.text for item in items}
@@ -66,12 +73,19 @@ def grader(
             return Target(criteria)
         return Target(originals[state.metadata["item_id"]] if target == "reference" else "")
 
+    if isinstance(under_test, RecordedJudgments):
+        recorded = under_test.for_items({item.id: item.id for item in items}, "dhp_tasks/grader")
+        solver = recorded_judgments(recorded, partial(text_places, {GRADE: None}))
+    else:
+        solver = grade_submissions(
+            _submission, under_test, scorer_target, _context if input == "context" else _no_input
+        )
     return _task(
         f"grader_{dataset}",
         items,
         variants,
         chosen,
-        grade_submissions(_submission, grading, scorer_target, _context if input == "context" else _no_input),
+        solver,
         grader_grades(),
         [GRADE],
         {perturbation.id: {GRADE: 1.0} for perturbation in chosen},
@@ -82,7 +96,11 @@ def grader(
             "kind": chosen_dataset.kind,
             "seed": seed,
             "paradigm": "grader",
-            "grader": grader_metadata(str(scorer), arguments),
+            **(
+                {"recorded": under_test.metadata()}
+                if isinstance(under_test, RecordedJudgments)
+                else {"grader": grader_metadata(str(scorer), arguments)}
+            ),
             "target": target,
             "input": input,
         },

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fbi_tasks.data import ABILITIES
 from fbi_tasks.prompts import PAIRWISE_STRATEGIES, REFERENCE_STRATEGIES, SINGLE_STRATEGIES, STRATEGIES
 from judge_data.definitions import ALL, Headline, Option, SuiteDefinition, TaskOptions
+from judge_data.recorded import JUDGMENTS_OPTION_NAMES, JUDGMENTS_OPTIONS
 from scorers.fbi import HEADLINES
 from scorers.grader import SCORER_ERRORS
 from solvers.grader import TARGETS
@@ -45,6 +46,7 @@ RATING_OPTIONS = (
     "answer_format",
     "judge_template",
     "suite",
+    *JUDGMENTS_OPTION_NAMES,
 )
 """The options of the tasks that rate answers (single and reference), in their signatures' order."""
 
@@ -156,6 +158,7 @@ FBI = SuiteDefinition(
             + FBI_PLACEHOLDERS["reference"].described(),
             shown_default="the strategy's prompt",
         ),
+        *JUDGMENTS_OPTIONS,
     ),
     headlines=(
         Headline(HEADLINES[0], higher_is_better=False),
@@ -219,7 +222,7 @@ FBI_GRADER = SuiteDefinition(
             None,
             "the grader under test: a registered inspect scorer (`model_graded_fact`, `model_graded_qa`, "
             "`my_package/my_scorer`) or `path/to/file.py@function`",
-            shown_default="required",
+            shown_default="required (none with `judgments`)",
         ),
         Option(
             "scorer_args",
@@ -236,6 +239,7 @@ FBI_GRADER = SuiteDefinition(
             choices=TARGETS,
         ),
         *(FBI.option(name) for name in ITEM_OPTIONS),
+        *JUDGMENTS_OPTIONS,
     ),
     headlines=(
         *(headline for headline in FBI.headlines if "flip" not in headline.metric),
@@ -244,7 +248,7 @@ FBI_GRADER = SuiteDefinition(
     comparable_on=(*(name for name in FBI.comparable_on if name in ITEM_SETTINGS), "target"),
     tasks={
         "grader": TaskOptions(
-            ("scorer", "scorer_args", "target", *ITEM_OPTIONS),
+            ("scorer", "scorer_args", "target", *ITEM_OPTIONS, *JUDGMENTS_OPTION_NAMES),
         )
     },
 )

@@ -7,7 +7,7 @@ penalises the copy. The metric is how often it does not.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -29,7 +29,8 @@ from fbi_tasks.prompts import (
     single_prompt,
 )
 from judge_data import OptionError, names_option
-from scorers.fbi import Paradigm, blind_spot_judgments, blind_spot_rates
+from judge_data.recorded import Columns, Place, RecordedJudgments, check_judgments_options, read_judgments
+from scorers.fbi import GOLD_POSITION, Paradigm, blind_spot_judgments, blind_spot_rates
 from solvers.judge import answer_prompts
 from solvers.judge_template import FBI_PLACEHOLDERS, JudgeTemplate, load_judge_template
 from solvers.reading.formats import AnswerFormat
@@ -41,6 +42,16 @@ from solvers.reading.logprobs import (
     max_tokens_for,
 )
 from solvers.reading.shapes import VERDICT
+from solvers.recorded import recorded_judgments
+
+JUDGMENTS: dict[str, tuple[str, ...]] = {
+    "single": ("gold", "perturbed"),
+    "pairwise": tuple(GOLD_POSITION),
+    "reference": ("perturbed",),
+    "grader": ("gold", "perturbed"),
+}
+"""The judgments each kind of FBI task makes of an item, by name: its prompts' names (its grader's submissions), and
+the values of a recorded judgment's ``judgment`` column."""
 
 SINGLE_DEFAULTS = FBI.task_defaults("single")
 PAIRWISE_DEFAULTS = FBI.task_defaults("pairwise")
@@ -133,7 +144,8 @@ def fbi_task(paradigm: Paradigm, options: Mapping[str, Any]) -> Task:
     ``scoring="logprobs"`` (single and reference) asks each strategy's prompt with a request for the bare
     rating instead of an explanation followed by ``Rating: [[n]]``, since a score read from
     log-probabilities must be the first thing the judge writes; the explanation check then has nothing
-    to check.
+    to check. With ``judgments`` (recorded judgments, one per item and judgment) no model is asked: a recorded answer
+    is read against the strategy's prompt, a value (a rating, or a verdict ``A``/``B``/``tie``) on its scale.
     """
     strategy = fbi_strategy(paradigm, options["strategy"])
     temperature, answer_format = options["temperature"], options["answer_format"]
@@ -142,14 +154,24 @@ def fbi_task(paradigm: Paradigm, options: Mapping[str, Any]) -> Task:
         raise OptionError("scoring=logprobs reads ratings; pairwise verdicts are only sampled")
     check_rating_scoring(scoring)
     check_answer_format(answer_format, scoring)
+    check_judgments_options(options, scoring)
     scale = strategy.scale(options.get("scale"))
     template = load_judge_template(options["judge_template"], FBI_PLACEHOLDERS[paradigm], f"fbi_tasks/{paradigm}")
     selection, source = select_items(options)
-    if scoring == "logprobs":
+    columns = Columns("score" if strategy.rated else "verdict", keys={"judgment": JUDGMENTS[paradigm]})
+    judgments = recorded_items(options, columns, selection.items, f"fbi_tasks/{paradigm}")
+    explains = strategy.explains and scoring != "logprobs"
+    check_prompt = partial(explanation_check_prompt, answer_format=answer_format) if explains else None
+    if judgments is not None:
+        solver = recorded_judgments(
+            judgments,
+            partial(item_places, JUDGMENTS[paradigm]),
+            _prompts(strategy, scale, False, answer_format, template),
+        )
+    elif scoring == "logprobs":
         solver = logprob_prompts(
             _prompts(strategy, scale, True, answer_format, template), max_tokens_for(scale), temperature
         )
-        check_prompt = None
     else:
         shape = rating_shape(scale) if strategy.rated else VERDICT
         solver = answer_prompts(
@@ -157,7 +179,6 @@ def fbi_task(paradigm: Paradigm, options: Mapping[str, Any]) -> Task:
             temperature=temperature,
             config=answer_config(shape, answer_format),
         )
-        check_prompt = partial(explanation_check_prompt, answer_format=answer_format) if strategy.explains else None
     return Task(
         dataset=MemoryDataset([item_sample(item) for item in selection.items], name=f"fbi_{paradigm}"),
         solver=solver,
@@ -178,8 +199,29 @@ def fbi_task(paradigm: Paradigm, options: Mapping[str, Any]) -> Task:
             "keep_identical": options["keep_identical"],
             "left_out_identical": [f"{item.category}/{item.id}" for item in selection.unchanged],
             **(template.metadata() if template else {}),
+            **({"recorded": judgments.metadata()} if judgments else {}),
         },
     )
+
+
+def recorded_items(
+    options: Mapping[str, Any], columns: Columns, items: Sequence[FbiItem], task: str
+) -> RecordedJudgments | None:
+    """The recorded judgments of the task options' ``judgments`` file on these items (``None`` without one): a row
+    names an item by its sample id (``category/id``) or by its id in the data files."""
+    judgments = read_judgments(options, columns)
+    return None if judgments is None else judgments.for_items(item_ids(items), task)
+
+
+def item_ids(items: Sequence[FbiItem]) -> dict[str, str]:
+    """The ids a row of recorded judgments may name an item by, its sample id (``category/id``) or its id in FBI's
+    files, each to its sample id."""
+    return {name: f"{item.category}/{item.id}" for item in items for name in (f"{item.category}/{item.id}", item.id)}
+
+
+def item_places(names: Sequence[str], state: TaskState) -> dict[str, Place]:
+    """Where each named judgment of the sample's item is in recorded judgments: the item, its ``judgment`` column."""
+    return {name: (str(state.sample_id), None, (name,)) for name in names}
 
 
 def select_items(options: Mapping[str, Any]) -> tuple[FbiSelection, dict[str, Any]]:
@@ -220,6 +262,9 @@ def single(
     answer_format: AnswerFormat = SINGLE_DEFAULTS["answer_format"],
     judge_template: str | None = SINGLE_DEFAULTS["judge_template"],
     suite: str | None = SINGLE_DEFAULTS["suite"],
+    judgments: str | None = SINGLE_DEFAULTS["judgments"],
+    judge: str | None = SINGLE_DEFAULTS["judge"],
+    prompt: str | None = SINGLE_DEFAULTS["prompt"],
 ) -> Task:
     """FBI single-answer scoring: the gold and the perturbed answer are rated in separate calls."""
     return fbi_task("single", FBI.arguments("single", locals()))
@@ -241,6 +286,9 @@ def pairwise(
     answer_format: AnswerFormat = PAIRWISE_DEFAULTS["answer_format"],
     judge_template: str | None = PAIRWISE_DEFAULTS["judge_template"],
     suite: str | None = PAIRWISE_DEFAULTS["suite"],
+    judgments: str | None = PAIRWISE_DEFAULTS["judgments"],
+    judge: str | None = PAIRWISE_DEFAULTS["judge"],
+    prompt: str | None = PAIRWISE_DEFAULTS["prompt"],
 ) -> Task:
     """FBI pairwise comparison: each gold/perturbed pair judged twice, gold first and gold second."""
     return fbi_task("pairwise", FBI.arguments("pairwise", locals()))
@@ -265,6 +313,9 @@ def reference(
     answer_format: AnswerFormat = REFERENCE_DEFAULTS["answer_format"],
     judge_template: str | None = REFERENCE_DEFAULTS["judge_template"],
     suite: str | None = REFERENCE_DEFAULTS["suite"],
+    judgments: str | None = REFERENCE_DEFAULTS["judgments"],
+    judge: str | None = REFERENCE_DEFAULTS["judge"],
+    prompt: str | None = REFERENCE_DEFAULTS["prompt"],
 ) -> Task:
     """FBI reference-guided scoring: the gold answer is the reference, the perturbed answer is rated."""
     return fbi_task("reference", FBI.arguments("reference", locals()))

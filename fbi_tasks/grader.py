@@ -8,6 +8,7 @@ input and the gold answer as the target; a failure is the perturbed answer not g
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from inspect_ai import Task, task
@@ -16,11 +17,16 @@ from inspect_ai.scorer import Target
 from inspect_ai.solver import TaskState
 
 from fbi_tasks.definition import FBI_GRADER
-from fbi_tasks.fbi import item_sample, select_items
+from fbi_tasks.fbi import JUDGMENTS, item_ids, item_places, item_sample, select_items
+from judge_data.recorded import Columns, RecordedJudgments
 from scorers.grader import grader_blind_spot_rates, grader_blind_spots
-from solvers.grader import grade_submissions, grader_metadata, load_grader, scorer_arguments
+from solvers.grader import grade_submissions, grader_metadata, grader_under_test, scorer_arguments
+from solvers.recorded import recorded_judgments
 
 DEFAULTS = FBI_GRADER.task_defaults("grader")
+
+GRADES = Columns("grade", keys={"judgment": JUDGMENTS["grader"]}, answers=False)
+"""What ``fbi_tasks/grader`` reads from recorded grades: a grade per item and submission (``gold``, ``perturbed``)."""
 
 
 def _submissions(state: TaskState) -> Mapping[str, str]:
@@ -50,15 +56,24 @@ def grader(
     hub_revision: str | None = DEFAULTS["hub_revision"],
     keep_identical: bool = DEFAULTS["keep_identical"],
     suite: str | None = DEFAULTS["suite"],
+    judgments: str | None = DEFAULTS["judgments"],
+    judge: str | None = DEFAULTS["judge"],
+    prompt: str | None = DEFAULTS["prompt"],
 ) -> Task:
-    """FBI with your grader: any inspect scorer grades the gold and the perturbed answer of each item."""
+    """FBI with your grader: any inspect scorer grades the gold and the perturbed answer of each item (or its grades,
+    recorded: ``judgments``)."""
     options = FBI_GRADER.arguments("grader", locals())
     arguments = scorer_arguments(scorer_args)
-    grading = load_grader(scorer, arguments)
+    under_test = grader_under_test(options, arguments, GRADES)
     selection, source = select_items(options)
+    if isinstance(under_test, RecordedJudgments):
+        recorded = under_test.for_items(item_ids(selection.items), "fbi_tasks/grader")
+        solver = recorded_judgments(recorded, partial(item_places, JUDGMENTS["grader"]))
+    else:
+        solver = grade_submissions(_submissions, under_test, _gold_target if target == "gold" else _no_target)
     return Task(
         dataset=MemoryDataset([item_sample(item) for item in selection.items], name="fbi_grader"),
-        solver=grade_submissions(_submissions, grading, _gold_target if target == "gold" else _no_target),
+        solver=solver,
         scorer=grader_blind_spots(),
         metrics=[grader_blind_spot_rates()],
         name="fbi_grader",
@@ -66,7 +81,11 @@ def grader(
         metadata={
             "task_version": FBI_GRADER.version,
             "paradigm": "grader",
-            "grader": grader_metadata(str(scorer), arguments),
+            **(
+                {"recorded": under_test.metadata()}
+                if isinstance(under_test, RecordedJudgments)
+                else {"grader": grader_metadata(str(scorer), arguments)}
+            ),
             "target": target,
             "n_items": len(selection.items),
             **source,

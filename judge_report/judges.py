@@ -13,6 +13,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from judge_data import DataError
@@ -36,15 +37,31 @@ class Judge:
     model: str
     model_args: Mapping[str, Any]
     harnesses: tuple[str, ...]
+    recorded: bool = False
+    """Whether the judge is recorded judgments read from a file (``-T judgments=``), not a model that was asked."""
+
+    @property
+    def harness_text(self) -> str:
+        """The judges table's harness column: the harnesses, and whether the judgments were recorded."""
+        return ", ".join(self.harnesses) + (" (recorded judgments)" if self.recorded else "")
 
 
 SHOWN_ARGUMENT_TEXT = 48
 """The longest value of a grader's argument (a template) the judges table shows; past it, its start and a hash."""
 
 
+def recorded_name(judge: str, prompt: str | None) -> str:
+    """A recorded judge's name: its name in its file with its prompt label, ``ChatGPT (prompt 1)``."""
+    return judge + ("" if prompt is None else f" (prompt {prompt})")
+
+
 def model_name(run: Run) -> str:
     """The judge's model name without its arguments (lm-eval's ``model=``/``pretrained=`` argument included), after
-    the grader under test (scorer and arguments' hash) of a ``grader`` task."""
+    the grader under test (scorer and arguments' hash) of a ``grader`` task; a recorded judge's name in its file with
+    its prompt label (``ChatGPT (prompt 1)``)."""
+    if run.recorded is not None:
+        prompt = run.recorded.get("prompt")
+        return recorded_name(str(run.recorded["judge"]), None if prompt is None else str(prompt))
     name = run.model
     if run.harness == "lm-eval":
         named = next((str(run.model_args[key]) for key in LM_EVAL_MODEL_ARGUMENTS if key in run.model_args), None)
@@ -61,7 +78,10 @@ def _shown_argument(value: Any) -> Any:
 
 
 def judge_arguments(run: Run) -> dict[str, Any]:
-    """The judge's arguments as the judges table lists them: the model's, then a grader's scorer arguments."""
+    """The judge's arguments as the judges table lists them: the model's, then a grader's scorer arguments; for a
+    recorded judge, its prompt label and the file it was read from."""
+    if run.recorded is not None:
+        return {**run.model_args, "judgments": Path(str(run.recorded.get("file"))).name}
     grader = run.metadata.get(GRADER_METADATA) if run.grader else None
     scorer_args = grader.get("scorer_args") or {} if isinstance(grader, Mapping) else {}
     return {**run.model_args, **{f"scorer_args.{name}": _shown_argument(v) for name, v in scorer_args.items()}}
@@ -109,7 +129,9 @@ def judges_of(runs: Sequence[Run], aliases: Mapping[str, str] | None = None) -> 
                 found[run.judge] = replace(judge, harnesses=(*judge.harnesses, run.harness))
             continue
         base = aliases.get(run.judge) or aliases.get(model_name(run)) or aliases.get(run.model) or model_name(run)
-        found[run.judge] = Judge(base, run.judge, run.model, judge_arguments(run), (run.harness,))
+        found[run.judge] = Judge(
+            base, run.judge, run.model, judge_arguments(run), (run.harness,), recorded=run.recorded is not None
+        )
     by_base: dict[str, list[Judge]] = {}
     for judge in found.values():
         by_base.setdefault(judge.name, []).append(judge)

@@ -9,14 +9,15 @@ A file names its source once and lists the values::
      "task": "adherence_tasks/hanna",
      "settings": {"exclude_systems": ["Human"]},
      "scale": 100, "absolute": true,
-     "values": [{"judge": "Beluga-13B", "prompt": "Eval-Prompt 1", "metric": "system_tau/relevance", "value": 49}]}
+     "values": [{"judge": "Beluga-13B", "prompt": "1", "metric": "system_tau/relevance", "value": 49}]}
 
 ``task`` is the task as inspect names it (or as the report names a run's task); ``settings`` the run settings
 (task metadata or arguments) the values were computed under, and only runs with the same settings are compared;
 ``metric`` the name the suite logs. The source printed ``round(scale * value)`` (of ``|value|`` where ``absolute``),
 so a value is read as ``printed / scale``, and each measured value is also shown as the source would have printed
-it. A value's judge is a run's recorded judge (``-T judge=``, with ``-T prompt=`` for its prompt), or its model or
-display name for a live judge. Files the package ships (``judge_report/published/``) are named by their stem.
+it. A value's judge is a run's recorded judge and prompt label (the judge and prompt its judgments file gives), or,
+for a value without a prompt, a live judge's model or report name. Files the package ships
+(``judge_report/published/``) are named by their stem.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from judge_data import DataError
+from judge_report.judges import recorded_name
 from judge_report.runs import Run
 from judge_report.suites import confidence_interval
 from judge_report.tables import REFERENCE_PREFIX, Cell, Report, Table
@@ -170,12 +172,11 @@ def _value(entry: Any, where: str) -> PublishedValue:
 
 
 def recorded_as(run: Run) -> tuple[str | None, str | None]:
-    """The recorded judge and prompt label a run read (task metadata ``recorded``), ``(None, None)`` for a live
-    judge."""
-    recorded = run.metadata.get("recorded")
-    if isinstance(recorded, Mapping):
-        return recorded.get("judge"), recorded.get("prompt")
-    return run.setting("judge"), run.setting("prompt")
+    """The recorded judge and prompt label a run read, ``(None, None)`` for a live judge."""
+    if run.recorded is None:
+        return None, None
+    prompt = run.recorded.get("prompt")
+    return str(run.recorded.get("judge")), None if prompt is None else str(prompt)
 
 
 def judged_by(run: Run, entry: PublishedValue, shown_as: str) -> bool:
@@ -188,9 +189,8 @@ def judged_by(run: Run, entry: PublishedValue, shown_as: str) -> bool:
 
 
 def published_label(published: Published, entry: PublishedValue) -> str:
-    """The name of a published value's reference row: its judge and prompt, and the source."""
-    judge = f"{entry.judge} · {entry.prompt}" if entry.prompt else entry.judge
-    return f"{REFERENCE_PREFIX}{judge} as published ({published.cite})"
+    """The name of a published value's reference row: its judge as the report names it, and the source."""
+    return f"{REFERENCE_PREFIX}{recorded_name(entry.judge, entry.prompt)} as published ({published.cite})"
 
 
 def add_published(report: Report, files: Sequence[Published]) -> None:
@@ -210,8 +210,8 @@ def add_published(report: Report, files: Sequence[Published]) -> None:
             printed = Cell(value, None, math.nan, False, published.location, note=note)
             matched = [(run, config) for run, config in described if judged_by(run, entry, report.name_of(run))]
             if not matched:
-                unmatched.append(f"{entry.judge}{f' · {entry.prompt}' if entry.prompt else ''} {entry.metric}")
-                judge = f"{entry.judge} · {entry.prompt}" if entry.prompt else entry.judge
+                judge = recorded_name(entry.judge, entry.prompt)
+                unmatched.append(f"{judge} {entry.metric}")
                 table.put((judge, published.task, entry.metric, published.cite), PUBLISHED, printed)
                 continue
             for run, config in matched:

@@ -131,7 +131,7 @@ def markdown_judges(report: Report) -> str:
     rows = [["judge", "model", "harness", "model arguments"]]
     for judge in report.judges.values():
         arguments = ", ".join(f"{name}={value}" for name, value in sorted(judge.model_args.items()))
-        rows.append([judge.name, judge.model, ", ".join(judge.harnesses), arguments or "none"])
+        rows.append([judge.name, judge.model, judge.harness_text, arguments or "none"])
     return _aligned(rows)
 
 
@@ -263,6 +263,7 @@ def report_json(report: Report, style_rows: list[dict]) -> dict:
                 "model": judge.model,
                 "model_args": dict(judge.model_args),
                 "harnesses": list(judge.harnesses),
+                "recorded": judge.recorded,
             }
             for judge in report.judges.values()
         ],
@@ -415,7 +416,7 @@ def html_page(report: Report, figures: list[Figure], flag: float) -> str:
             {
                 "name": judge.name,
                 "model": judge.model,
-                "harnesses": ", ".join(judge.harnesses),
+                "harnesses": judge.harness_text,
                 "arguments": [f"{name}={value}" for name, value in sorted(judge.model_args.items())],
             }
             for judge in report.judges.values()

@@ -33,6 +33,8 @@ class Run:
     notes: tuple[str, ...] = field(default_factory=tuple)
     grader: str | None = None
     """The grader under test of a ``grader`` task: its inspect scorer and a hash of the scorer's arguments."""
+    recorded: Mapping[str, Any] | None = None
+    """Where a run's judge is recorded judgments (``-T judgments=``): the file, its hash, the judge and prompt label."""
     registry_name: str | None = None
     """The task as inspect's command line names it (``adherence_tasks/hanna``); ``None`` for lm-eval."""
 
@@ -56,6 +58,20 @@ def judge_name(model: str, model_args: Mapping[str, Any]) -> str:
         return model
     arguments = ", ".join(f"{name}={value}" for name, value in sorted(model_args.items()))
     return f"{model} ({arguments})"
+
+
+RECORDED_METADATA = "recorded"
+"""Task metadata of a run of recorded judgments: the file, its SHA-256, the judge and the prompt label it read."""
+
+RECORDED_PROVIDER = "recorded"
+"""The model name's provider part of a recorded judge (``recorded/ChatGPT``): never a live model's name."""
+
+
+def recorded_model(recorded: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A recorded judge as a model and its arguments: ``recorded/<judge>`` with its prompt label, so that two prompt
+    labels of one judge are two judges, and a judge recorded in several files (one per suite) is one."""
+    prompt = recorded.get("prompt")
+    return f"{RECORDED_PROVIDER}/{recorded['judge']}", ({} if prompt is None else {"prompt": str(prompt)})
 
 
 GRADER_METADATA = "grader"
@@ -135,6 +151,9 @@ def inspect_run(location: str) -> tuple[Run | None, str]:
     graded_by = sorted(log.stats.model_usage) if grader and log.stats else []
     if graded_by and graded_by != [model]:  # the scorer called models of its own (its model argument, a role)
         model, model_args = " + ".join(graded_by), {}
+    recorded = (spec.metadata or {}).get(RECORDED_METADATA)
+    if isinstance(recorded, Mapping):
+        model, model_args = recorded_model(recorded)
     return (
         Run(
             location=location,
@@ -151,6 +170,7 @@ def inspect_run(location: str) -> tuple[Run | None, str]:
             limit=spec.config.limit,
             epochs=spec.config.epochs,
             grader=grader,
+            recorded=recorded if isinstance(recorded, Mapping) else None,
             registry_name=spec.task_registry_name,
         ),
         "",

@@ -18,13 +18,15 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import TaskState
 
 from scorers.discernment import BOOTSTRAP_RESAMPLES, Combination, ScoreRecord, discernment_report
-from scorers.unparsed import register_warning_hook, unparsed_record
-from scorers.values import JSON_FALLBACKS, as_float, headlines_first, json_fallbacks
+from scorers.unparsed import UNANSWERED_JUDGMENTS, register_warning_hook, unparsed_record
+from scorers.values import JSON_FALLBACKS, UNANSWERED, as_float, headlines_first, json_fallbacks, unanswered
 from solvers.geval import ANSWERS_STORE_KEY
 from solvers.judge import PROMPTS_STORE_KEY
 from solvers.reading.formats import AnswerFormat
 from solvers.reading.logprobs import DEFAULT_MIN_MASS, rating_details, stored_rating
+from solvers.reading.recorded import read_recorded, shown
 from solvers.reading.shapes import AnswerShape, Reading, read_answer
+from solvers.recorded import RECORDED_STORE_KEY
 
 logger = logging.getLogger(__name__)
 
@@ -125,6 +127,7 @@ def discernment_metrics(
     dhp_report = discernment_report(records, metrics, weights, combine, bootstrap_resamples)
     report = dhp_report.as_metrics()
     report.update(json_fallbacks(values))
+    report.update(unanswered(values))
     report["parse_failures"] = sum(failures.values())
     report["parse_failure_rate"] = _rate(sum(failures.values()), sum(answers.values()))
     for name in metrics:
@@ -147,7 +150,11 @@ def _rate(failures: float, answers: float) -> float:
 
 
 @scorer(metrics=[])
-def mean_ratings(min_mass: float = DEFAULT_MIN_MASS, answer_format: AnswerFormat = "text") -> Scorer:
+def mean_ratings(
+    min_mass: float = DEFAULT_MIN_MASS,
+    answer_format: AnswerFormat = "text",
+    recorded_scale: tuple[int, int] | None = None,
+) -> Scorer:
     """Parse the judge's stored answers and score a sample with numbers only, per metric.
 
     The value holds, per metric:
@@ -161,10 +168,16 @@ def mean_ratings(min_mass: float = DEFAULT_MIN_MASS, answer_format: AnswerFormat
 
     Each answer is read against the prompt it answered (stored by the solver) and, with ``answer_format="json"``,
     from its JSON field first (``json_fallbacks`` counts the answers read as text instead).
+
+    Recorded judgments (``-T judgments=``) are one per metric, read on ``recorded_scale`` (``(low, high)``; the live
+    solver stores its own); a metric without one is NaN, counted in ``unanswered`` and not among the answers.
     """
     register_warning_hook()
 
     async def score(state: TaskState, target: Target) -> Score:
+        recorded = state.store.get(RECORDED_STORE_KEY)
+        if recorded is not None and recorded_scale is not None:
+            return _recorded_score(state, recorded, recorded_scale, answer_format)
         stored = state.store.get(ANSWERS_STORE_KEY)
         if not stored:
             raise ValueError(f"sample {state.sample_id} has no judge answers in its store ({ANSWERS_STORE_KEY!r})")
@@ -214,6 +227,44 @@ def rating_value(
         value[ANSWERS_KEY.format(name)] = float(len(rating["answers"]))
         value[FAILURES_KEY.format(name)] = float(sum(score is None for score in rating["scores"]))
     return value, ratings
+
+
+def _recorded_score(
+    state: TaskState,
+    recorded: Mapping[str, Mapping[str, Any] | None],
+    scale: tuple[int, int],
+    answer_format: AnswerFormat,
+) -> Score:
+    """A text's score from its recorded judgment per metric, each read on the scale as a live answer would be."""
+    shape = AnswerShape("rating", *scale)
+    prompts = state.store.get(PROMPTS_STORE_KEY) or {}
+    given = {name: judgment for name, judgment in recorded.items() if judgment is not None}
+    readings = {
+        name: read_recorded(judgment, shape, prompts.get(name), answer_format) for name, judgment in given.items()
+    }
+    value: dict[str, float] = {}
+    for name in recorded:
+        read = readings.get(name)
+        value[name] = math.nan if read is None or read.value is None else float(read.value)
+        value[ANSWERS_KEY.format(name)] = float(read is not None)
+        value[FAILURES_KEY.format(name)] = float(read is not None and read.value is None)
+    missing = [name for name in recorded if name not in given]
+    value[UNANSWERED] = float(len(missing))
+    if answer_format == "json":
+        value[JSON_FALLBACKS] = float(sum(reading.json_fallback for reading in readings.values()))
+    texts = {name: shown(judgment) for name, judgment in given.items()}
+    scores = {name: reading.value for name, reading in readings.items()}
+    return Score(
+        value=value,
+        answer=state.output.completion,
+        metadata={
+            "scoring": "recorded",
+            "ratings": {name: {"answers": [texts[name]], "scores": [scores[name]]} for name in given},
+            "recorded": dict(recorded),
+            **unparsed_record(list(texts.values()), list(scores.values())),
+            UNANSWERED_JUDGMENTS: missing,
+        },
+    )
 
 
 def _read_each(

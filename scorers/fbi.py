@@ -33,8 +33,8 @@ from scorers.blind_spots import (
     single_failure,
     single_failure_probability,
 )
-from scorers.unparsed import register_warning_hook, unparsed_record
-from scorers.values import JSON_FALLBACKS, as_float, headlines_first, json_fallbacks
+from scorers.unparsed import UNANSWERED_JUDGMENTS, register_warning_hook, unparsed_record
+from scorers.values import JSON_FALLBACKS, UNANSWERED, as_float, headlines_first, json_fallbacks, unanswered
 from solvers.judge import ANSWERS_STORE_KEY, PROMPTS_STORE_KEY
 from solvers.reading.formats import AnswerFormat
 from solvers.reading.json_answers import answer_config
@@ -46,7 +46,9 @@ from solvers.reading.logprobs import (
     rating_details,
     stored_rating,
 )
+from solvers.reading.recorded import read_recorded, shown
 from solvers.reading.shapes import VERDICT, YES_NO, AnswerShape, read_answer
+from solvers.recorded import RECORDED_STORE_KEY
 
 Paradigm = Literal["single", "pairwise", "reference"]
 
@@ -84,6 +86,7 @@ def judgments(
     logprob_ratings: Mapping[str, LogprobRating] | None = None,
     prompts: Mapping[str, str] | None = None,
     answer_format: AnswerFormat = "text",
+    recorded: Mapping[str, Mapping[str, Any] | None] | None = None,
 ) -> tuple[dict[str, float], dict[str, Any]]:
     """Per-item score values and the parsed details, for one paradigm.
 
@@ -94,12 +97,22 @@ def judgments(
     ``prompts`` (and, with
     ``answer_format="json"``, from its JSON field first; ``json_fallbacks`` counts the answers read as text).
     ``parsed["rated_equal"]`` names the judgments in which the judge rated the perturbed answer as good as the
-    gold one (paper 5.3): equal scores, a pairwise tie, or the top score against the reference.
+    gold one (paper 5.3): equal scores, a pairwise tie, or the top score against the reference. ``recorded`` (recorded
+    judgments, ``-T judgments=``) takes the place of ``answers``: each judgment's answer or value, read as a live
+    answer would be; a judgment without one is ``unanswered``, not a parse failure.
     """
     fallbacks: list[bool] = []
+    missing: list[str] = []
 
     def read(name: str, shape: AnswerShape) -> Any:
-        reading = read_answer(answers.get(name, ""), shape, (prompts or {}).get(name), answer_format)
+        prompt = (prompts or {}).get(name)
+        if recorded is None:
+            reading = read_answer(answers.get(name, ""), shape, prompt, answer_format)
+        elif recorded.get(name) is None:
+            missing.append(name)
+            return None
+        else:
+            reading = read_recorded(recorded[name] or {}, shape, prompt, answer_format)
         fallbacks.append(reading.json_fallback)
         return reading.value
 
@@ -145,7 +158,11 @@ def judgments(
         parsed = {"verdicts": verdicts, "choices": choices, "outcome": outcome}
         unparsed = [name for name in GOLD_POSITION if verdicts[name] is None]
         rated_equal = [name for name in GOLD_POSITION if verdicts[name] == "tie"]
+    unparsed = [name for name in unparsed if name not in missing]
     value["parse_failures"] = float(len(unparsed))
+    if recorded is not None:
+        value[UNANSWERED] = float(len(missing))
+        parsed[UNANSWERED_JUDGMENTS] = missing
     if answer_format == "json":
         value[JSON_FALLBACKS] = float(sum(fallbacks))
     parsed["unparsed"] = unparsed
@@ -222,6 +239,8 @@ def blind_spot_judgments(
 
     async def score(state: TaskState, target: Target) -> Score:
         invariant = bool(state.metadata["invariant"])
+        prompts: Mapping[str, str] = state.store.get(PROMPTS_STORE_KEY) or {}
+        recorded = state.store.get(RECORDED_STORE_KEY)
         logprob_ratings = {}
         if scoring == "logprobs":
             stored: dict[str, Mapping[str, Any]] = state.store.get(LOGPROBS_STORE_KEY) or {}
@@ -233,12 +252,14 @@ def blind_spot_judgments(
             value.update({f"mass_{name}": rating.mass for name, rating in logprob_ratings.items()})
         else:
             answers = state.store.get(ANSWERS_STORE_KEY) or {}
-            prompts = state.store.get(PROMPTS_STORE_KEY) or {}
-            value, parsed = judgments(paradigm, answers, scale, invariant, None, prompts, answer_format)
+            if recorded is not None:
+                answers = {name: shown(judgment) for name, judgment in recorded.items() if judgment is not None}
+            value, parsed = judgments(paradigm, answers, scale, invariant, None, prompts, answer_format, recorded)
         checks: dict[str, bool | None] = {}
         if check_prompt and not invariant and EXPLANATION_YES_NOER_ROLE in model_roles():
             checker = get_model(role=EXPLANATION_YES_NOER_ROLE)
-            check_prompts = explanation_checks(paradigm, parsed, state.metadata, answers, check_prompt)
+            explained = {**parsed, "rated_equal": [name for name in parsed["rated_equal"] if name in prompts]}
+            check_prompts = explanation_checks(paradigm, explained, state.metadata, answers, check_prompt)
             outputs = await asyncio.gather(
                 *(checker.generate(prompt, config=check_config) for prompt in check_prompts.values())
             )
@@ -258,6 +279,7 @@ def blind_spot_judgments(
                 "answers": answers,
                 "parsed": parsed,
                 **unparsed_record(list(answers.values()), read),
+                **({"recorded": recorded, UNANSWERED_JUDGMENTS: parsed[UNANSWERED_JUDGMENTS]} if recorded else {}),
                 "explanation_checks": checks,
                 **({"logprobs": {n: rating_details(r) for n, r in logprob_ratings.items()}} if logprob_ratings else {}),
             },
@@ -311,6 +333,7 @@ def blind_spot_metrics(paradigm: Paradigm, samples: Iterable[tuple[Mapping[str, 
         )
     metrics.update(_explanation_metrics(items))
     metrics.update(json_fallbacks(value for _, value in items))
+    metrics.update(unanswered(value for _, value in items))
     metrics["parse_failures"] = _total([as_float(value.get("parse_failures")) for _, value in items])
     return headlines_first(metrics, HEADLINES)
 

@@ -31,9 +31,10 @@ from inspect_ai.solver import TaskState
 from scorers.blind_spots import single_failure
 from scorers.dhp import ANSWERS_KEY, FAILURES_KEY
 from scorers.fbi import blind_spot_metrics
-from scorers.unparsed import register_warning_hook, unparsed_record
-from scorers.values import as_float
+from scorers.unparsed import UNANSWERED_JUDGMENTS, UNPARSED_ANSWERS, register_warning_hook, unparsed_record
+from scorers.values import UNANSWERED, as_float
 from solvers.grader import GRADES_STORE_KEY
+from solvers.recorded import RECORDED_STORE_KEY
 
 _TO_FLOAT = value_to_float()
 _GRADE_LETTERS = (CORRECT, INCORRECT, PARTIAL, NOANSWER)
@@ -70,12 +71,31 @@ def _ungraded_text(result: Mapping[str, Any]) -> str:
 def read_grades(
     grades: Mapping[str, Mapping[str, Any]], names: tuple[str, ...]
 ) -> tuple[dict[str, float | None], dict[str, Any]]:
-    """Each named submission's grade (``None``: no grade), and the score metadata: the unparsed-answers record and
-    the count of submissions whose grading raised an exception."""
-    values = {name: grade_value((grades.get(name) or {}).get("value")) for name in names}
-    texts = [_ungraded_text(grades.get(name) or {}) for name in names]
-    errors = sum(1 for name in names if (grades.get(name) or {}).get("error"))
-    return values, {**unparsed_record(texts, [values[name] for name in names]), SCORER_ERRORS: errors}
+    """Each named submission's grade (``None``: no grade), and the score metadata: the unparsed-answers record, the
+    count of submissions whose grading raised an exception, and the submissions without a grade to read (recorded
+    grades without a row)."""
+    given = [name for name in names if name in grades]
+    values = {name: grade_value(grades[name].get("value")) if name in grades else None for name in names}
+    texts = [_ungraded_text(grades[name]) for name in given]
+    errors = sum(1 for name in given if grades[name].get("error"))
+    missing = [name for name in names if name not in grades]
+    record = {**unparsed_record(texts, [values[name] for name in given]), SCORER_ERRORS: errors}
+    return values, {**record, UNANSWERED_JUDGMENTS: missing} if missing else record
+
+
+def stored_grades(state: TaskState) -> tuple[Mapping[str, Mapping[str, Any]], dict[str, float]]:
+    """What the grader gave each submission of the sample, as :mod:`solvers.grader` keeps it, or the recorded grades
+    (``-T judgments=``) in its place; and for a recorded run, the score value's count of submissions the file has no
+    grade for (``unanswered``)."""
+    recorded = state.store.get(RECORDED_STORE_KEY)
+    if recorded is None:
+        return dict(state.store.get(GRADES_STORE_KEY) or {}), {}
+    grades = {
+        name: {"value": judgment["value"], "explanation": None, "reason": None, "error": None}
+        for name, judgment in recorded.items()
+        if judgment is not None
+    }
+    return grades, {UNANSWERED: float(len(recorded) - len(grades))}
 
 
 def _nan_if_none(value: float | None) -> float:
@@ -89,17 +109,17 @@ def grader_blind_spots() -> Scorer:
     register_warning_hook()
 
     async def score(state: TaskState, target: Target) -> Score:
-        grades = state.store.get(GRADES_STORE_KEY) or {}
+        grades, unanswered = stored_grades(state)
         values, record = read_grades(grades, ("gold", "perturbed"))
         gold, perturbed = values["gold"], values["perturbed"]
-        unparsed = sum(value is None for value in values.values())
         return Score(
             value={
                 "gold_score": _nan_if_none(gold),
                 "perturbed_score": _nan_if_none(perturbed),
                 "failure": single_failure(gold, perturbed, bool(state.metadata["invariant"])),
-                "parse_failures": float(unparsed),
+                "parse_failures": float(len(record[UNPARSED_ANSWERS])),
                 SCORER_ERRORS: float(record[SCORER_ERRORS]),
+                **unanswered,
             },
             answer=state.output.completion,
             metadata=record,
@@ -119,15 +139,17 @@ def grader_grades() -> Scorer:
     register_warning_hook()
 
     async def score(state: TaskState, target: Target) -> Score:
-        values, record = read_grades(state.store.get(GRADES_STORE_KEY) or {}, (GRADE,))
-        failed = float(values[GRADE] is None)
+        grades, unanswered = stored_grades(state)
+        values, record = read_grades(grades, (GRADE,))
+        failed = float(len(record[UNPARSED_ANSWERS]))
         return Score(
             value={
                 GRADE: _nan_if_none(values[GRADE]),
-                ANSWERS_KEY.format(GRADE): 1.0,
+                ANSWERS_KEY.format(GRADE): float(GRADE in grades),
                 FAILURES_KEY.format(GRADE): failed,
                 "parse_failures": failed,
                 SCORER_ERRORS: float(record[SCORER_ERRORS]),
+                **unanswered,
             },
             answer=state.output.completion,
             metadata=record,

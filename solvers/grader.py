@@ -27,6 +27,7 @@ from inspect_ai.util import LimitExceededError
 
 from judge_data import OptionError
 from judge_data.inspect_private import ScorerSpec, registry_lookup, scorer_from_spec
+from judge_data.recorded import Columns, RecordedJudgments, check_judgments_options, read_judgments
 
 GRADES_STORE_KEY = "grader_grades"
 """Where :func:`grade_submissions` leaves ``{submission name: what the scorer gave}``."""
@@ -79,6 +80,24 @@ def arguments_hash(arguments: Mapping[str, Any]) -> str:
 def grader_metadata(scorer: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
     """The grader under test as the task metadata records it (``judge-report`` names the judge after it)."""
     return {"scorer": scorer, "scorer_args": dict(arguments), "scorer_args_hash": arguments_hash(arguments)}
+
+
+def grader_under_test(
+    options: Mapping[str, Any], arguments: Mapping[str, Any], columns: Columns
+) -> Scorer | RecordedJudgments:
+    """The grader under test of a grader task, before any item is read: its recorded grades (``-T judgments=``, read
+    and checked against ``columns``; they stand in for the scorer, so none may be named), or the scorer ``-T scorer=``
+    names, made with ``arguments``."""
+    check_judgments_options(options)
+    judgments = read_judgments(options, columns)
+    if judgments is None:
+        return load_grader(options["scorer"], arguments)
+    for name in ("scorer", "scorer_args"):
+        if options[name] is not None:
+            raise OptionError(
+                f"-T {name} runs a grader and -T judgments holds the grades of one already run; pass one of them"
+            )
+    return judgments
 
 
 def load_grader(name: str | None, arguments: Mapping[str, Any]) -> Scorer:

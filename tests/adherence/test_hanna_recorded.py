@@ -94,11 +94,11 @@ def test_every_story_with_an_item_becomes_one_judgment_per_column(tmp_path):
     conversion = convert(published_csv(tmp_path / "published.csv"), items_of(folder), str(folder))
     assert len(conversion.rows) == len(STORIES) * len(COLUMNS)
     assert conversion.judges == ["Judge-A", "Judge-B"]
-    assert conversion.prompts == ["Eval-Prompt 1", "Eval-Prompt 2"]
+    assert conversion.prompts == ["1", "2"]
     assert conversion.rows[:3] == [
-        {"id": "story-0", "criterion": "relevance", "judge": "Judge-A", "prompt": "Eval-Prompt 1", "score": 1.0},
-        {"id": "story-0", "criterion": "coherence", "judge": "Judge-A", "prompt": "Eval-Prompt 1", "score": 1.1},
-        {"id": "story-0", "criterion": "relevance", "judge": "Judge-B", "prompt": "Eval-Prompt 2", "score": 1.2},
+        {"id": "story-0", "criterion": "relevance", "judge": "Judge-A", "prompt": "1", "score": 1.0},
+        {"id": "story-0", "criterion": "coherence", "judge": "Judge-A", "prompt": "1", "score": 1.1},
+        {"id": "story-0", "criterion": "relevance", "judge": "Judge-B", "prompt": "2", "score": 1.2},
     ]
     by_key = {(row["id"], row["judge"], row["criterion"]): row["score"] for row in conversion.rows}
     # Story ID 96 + 4 is row 1 (GPT), position 4: 1 + 0 + column 2's tag 0.2 + row 1's 0.01
@@ -198,7 +198,7 @@ def test_exclude_systems_keeps_hannas_generated_stories():
     assert {sample.metadata["system"] for sample in task.dataset} == set(SYSTEMS_OF_10)
 
 
-TWO_JUDGES = (("Mistral-7B", "Eval-Prompt 1"), ("ChatGPT", "Eval-Prompt 3"))
+TWO_JUDGES = (("Mistral-7B", "1"), ("ChatGPT", "3"))
 """Two of the published judges: Mistral-7B's first prompt has the most failure codes (up to 54 stories a criterion)."""
 
 

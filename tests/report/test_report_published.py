@@ -21,7 +21,7 @@ from judge_report.published import (
     read_published,
 )
 from judge_report.render import report_json
-from judge_report.runs import Run
+from judge_report.runs import Run, recorded_model
 from judge_report.tables import build_report, sort_rows
 
 HANNA = "adherence_tasks/hanna"
@@ -30,24 +30,22 @@ CRITERIA = {"relevance": {"group": "Relevance", "range": [1, 5], "scale": "liker
 
 def recorded_run(judge: str, prompt: str, metrics: dict[str, float], excluded=("Human",)) -> Run:
     """A recorded judge's run of HANNA as the report reads it from a log header."""
-    metadata = {
-        "setting": "rubric",
-        "criteria": CRITERIA,
-        "exclude_systems": list(excluded) or None,
-        "recorded": {"file": "hanna_judgments.jsonl", "judge": judge, "prompt": prompt},
-    }
+    recorded = {"file": "hanna_llm.jsonl", "judge": judge, "prompt": prompt}
+    metadata = {"setting": "rubric", "criteria": CRITERIA, "exclude_systems": list(excluded) or None}
+    model, model_args = recorded_model(recorded)
     return Run(
-        f"{judge}-{prompt[-1]}.eval",
+        f"{judge}-{prompt}.eval",
         "inspect",
         "adherence_hanna_rubric",
         "5",
-        f"none/{judge}-{prompt[-1]}",
-        {},
-        metadata,
-        {"judgments": "hanna_judgments.jsonl"},
+        model,
+        model_args,
+        {**metadata, "recorded": recorded},
+        {"judgments": "hanna_llm.jsonl"},
         metrics,
         909,
         "2026-01-01",
+        recorded=recorded,
         registry_name=HANNA,
     )
 
@@ -61,9 +59,9 @@ def published_file(tmp_path, **changes) -> str:
         "scale": 100,
         "absolute": True,
         "values": [
-            {"judge": "Beluga-13B", "prompt": "Eval-Prompt 1", "metric": "kendall/relevance", "value": 21},
-            {"judge": "Beluga-13B", "prompt": "Eval-Prompt 1", "metric": "system_tau", "value": 70},
-            {"judge": "ChatGPT", "prompt": "Eval-Prompt 3", "metric": "system_tau", "value": 38},
+            {"judge": "Beluga-13B", "prompt": "1", "metric": "kendall/relevance", "value": 21},
+            {"judge": "Beluga-13B", "prompt": "1", "metric": "system_tau", "value": 70},
+            {"judge": "ChatGPT", "prompt": "3", "metric": "system_tau", "value": 38},
         ],
         **changes,
     }
@@ -95,7 +93,7 @@ def test_the_shipped_hanna_figure_holds_every_llm_cell():
     first = {
         value.metric.removeprefix("system_tau/"): value.printed
         for value in published.values
-        if value.judge == "ChatGPT" and value.prompt == "Eval-Prompt 1" and value.metric.startswith("system_tau")
+        if value.judge == "ChatGPT" and value.prompt == "1" and value.metric.startswith("system_tau")
     }
     assert first == {
         "relevance": 7,
@@ -135,15 +133,15 @@ def test_an_unknown_name_lists_the_shipped_files(tmp_path):
 
 
 def test_published_values_sit_beside_the_matched_runs_never_ranked(tmp_path):
-    beluga = recorded_run("Beluga-13B", "Eval-Prompt 1", {"kendall/relevance": 0.2149, "system_tau": 0.7039})
-    chatgpt = recorded_run("ChatGPT", "Eval-Prompt 1", {"kendall/relevance": 0.15, "system_tau": 0.4604})
-    other_setting = recorded_run("ChatGPT", "Eval-Prompt 3", {"system_tau": 0.4}, excluded=())
+    beluga = recorded_run("Beluga-13B", "1", {"kendall/relevance": 0.2149, "system_tau": 0.7039})
+    chatgpt = recorded_run("ChatGPT", "1", {"kendall/relevance": 0.15, "system_tau": 0.4604})
+    other_setting = recorded_run("ChatGPT", "3", {"system_tau": 0.4}, excluded=())
     report = build_report([beluga, chatgpt, other_setting], items=no_samples)
     add_published(report, [read_published(published_file(tmp_path))])
 
     table = next(table for table in report.paper_tables if table.name == PUBLISHED_TABLE)
     # the run with the human-written stories in is another config of the task: the rows name theirs
-    row = ("none/Beluga-13B-1", "adherence_hanna_rubric [config 1]", "system_tau", "Someone 2024")
+    row = ("Beluga-13B (prompt 1)", "adherence_hanna_rubric [config 1]", "system_tau", "Someone 2024")
     assert table.cells[(row, MEASURED)].value == 0.7039
     assert table.cells[(row, AS_PRINTED)].value == 0.70
     assert (
@@ -152,21 +150,21 @@ def test_published_values_sit_beside_the_matched_runs_never_ranked(tmp_path):
     assert (
         table.cells[
             (
-                ("none/Beluga-13B-1", "adherence_hanna_rubric [config 1]", "kendall/relevance", "Someone 2024"),
+                ("Beluga-13B (prompt 1)", "adherence_hanna_rubric [config 1]", "kendall/relevance", "Someone 2024"),
                 AS_PRINTED,
             )
         ].value
         == 0.21
     )
-    # ChatGPT's Eval-Prompt 3 ran with the human-written stories in: not the published setting
-    unmatched = ("ChatGPT · Eval-Prompt 3", HANNA, "system_tau", "Someone 2024")
+    # ChatGPT's prompt 3 ran with the human-written stories in: not the published setting
+    unmatched = ("ChatGPT (prompt 3)", HANNA, "system_tau", "Someone 2024")
     assert (unmatched, MEASURED) not in table.cells and table.cells[(unmatched, PUBLISHED)].value == 0.38
     assert any(
-        "2 of 3 shown" in note and "no such run for ChatGPT · Eval-Prompt 3 system_tau" in note for note in report.notes
+        "2 of 3 shown" in note and "no such run for ChatGPT (prompt 3) system_tau" in note for note in report.notes
     )
 
     suite = report.suite_tables[0]
-    label = "reference: Beluga-13B · Eval-Prompt 1 as published (Someone 2024)"
+    label = "reference: Beluga-13B (prompt 1) as published (Someone 2024)"
     column = next(info.label for info in suite.column_info if info.metric == "system_tau")
     assert suite.cells[((label,), column)].value == 0.70
     assert (label,) in suite.references
