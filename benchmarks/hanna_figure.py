@@ -273,10 +273,10 @@ def check_logs(folder: Path, columns: dict[str, np.ndarray], items: dict[int, di
     checked, mismatches, runs = 0, [], 0
     for info in list_eval_logs(str(folder), recursive=True):
         log = read_eval_log(info.name)
-        if log.status != "success" or (log.eval.task_registry_name or "") != "adherence_tasks/hanna":
+        recorded = (log.eval.metadata or {}).get("recorded")
+        if log.status != "success" or not recorded or not log.eval.task.startswith("adherence_hanna"):
             continue
-        args = log.eval.task_args or {}
-        judge, prompt = args.get("judge"), str(args.get("prompt", "")).split()[-1]
+        judge, prompt = recorded["judge"], recorded["prompt"]
         metrics = {name: metric.value for score in log.results.scores for name, metric in score.metrics.items()}
         ids = [str(sample.id) for sample in log.samples or []]
         runs += 1

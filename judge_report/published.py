@@ -84,9 +84,17 @@ class Published:
 
     def describes(self, run: Run) -> bool:
         """Whether the run is of the file's task under its settings."""
-        if self.task not in (run.registry_name, run.task):
+        if not _same_task(self.task, run):
             return False
         return all(_same_setting(run.setting(name), wanted) for name, wanted in self.settings.items())
+
+
+def _same_task(named: str, run: Run) -> bool:
+    """Whether ``named`` (``adherence_tasks/hanna``) is the run's task: its registered name, or the report's name of
+    it; a task run from a source tree instead of the installed package is registered without its package
+    (``hanna``)."""
+    registered = run.registry_name or ""
+    return named in (registered, run.task) or ("/" not in registered and named.rpartition("/")[2] == registered)
 
 
 def _same_setting(logged: Any, wanted: Any) -> bool:

@@ -273,3 +273,20 @@ def test_the_recorded_command_refuses_the_options_it_sets(tmp_path):
         recorded_tasks(judgments, "adherence_tasks/hanna", {"judge": "a"})
     with pytest.raises(OptionError, match=r"--task adherence_tasks/hana: not a task of this package"):
         recorded_tasks(judgments, "adherence_tasks/hana", {})
+
+
+def test_the_recorded_commands_report_names_the_judges_and_sets_the_figure_beside_them(recorded_command):
+    report = json.loads((recorded_command / "report" / "report.json").read_text(encoding="utf-8"))
+    assert {judge["name"] for judge in report["judges"]} == {"Mistral-7B (prompt 1)", "ChatGPT (prompt 3)"}
+    (published,) = [table for table in report["paper_tables"] if table["name"] == "published"]
+    measured = {tuple(row["labels"][::2]): row["cells"] for row in published["rows"] if "measured" in row["cells"]}
+    assert len(measured) == 2 * 13  # each figure judge's 6 + 6 cells and its system-level Avg
+    cells = measured[("Mistral-7B (prompt 1)", "system_tau/relevance")]
+    assert cells["published"]["value"] == 0.36
+    assert cells["measured as printed"]["value"] == round(100 * abs(cells["measured"]["value"])) / 100
+    (suite,) = report["suite_tables"]
+    references = [row["labels"][0] for row in suite["rows"] if row["reference"] and "as published" in row["labels"][0]]
+    assert sorted(references) == [
+        "reference: ChatGPT (prompt 3) as published (Chhun et al., TACL 2024)",
+        "reference: Mistral-7B (prompt 1) as published (Chhun et al., TACL 2024)",
+    ]
