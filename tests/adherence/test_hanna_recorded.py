@@ -3,6 +3,7 @@ leaves systems out (the published figure's recipe drops the human-written storie
 
 from __future__ import annotations
 
+import contextvars
 import csv
 import json
 import os
@@ -217,7 +218,8 @@ def recorded_command(tmp_path_factory):
         "--log-dir", str(tmp / "logs"), "--report", str(tmp / "report"), "--display", "log",
     ]  # fmt: skip
     with patch.dict(os.environ, {"INSPECT_CACHE_DIR": str(tmp / "cache")}):
-        judge_meta_eval_main(command)
+        # in a copy of the context: inspect leaves the run's model (none) active, which later tests would see
+        contextvars.copy_context().run(judge_meta_eval_main, command)
     return tmp
 
 
