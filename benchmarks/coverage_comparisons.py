@@ -1,7 +1,8 @@
 """Benchmark: coverage of judge-report's pooled leaderboard interval, and the family-wise error and power of its
 ranking (every pair of judges of a column tested, Holm-adjusted, rank = 1 + the judges significantly better).
 
-    python benchmarks/coverage_comparisons.py --data-sets 1000 --level-data-sets 1000 --many-judges-data-sets 200
+    python benchmarks/coverage_comparisons.py --data-sets 1000 --level-data-sets 1000 --many-judges-data-sets 1000 \
+        --power-data-sets 200 --dhp-share 0.4
 
 1. **Pooled interval.** A leaderboard cell pools a suite's tasks of one kind; FBI's single-answer strategies judge
    the same items. The generative model: 220 items, 4 strategies; strategy s fails item i when
@@ -207,24 +208,29 @@ def ranked_column(
     return tested, rank_judges(tested, higher_is_better)
 
 
-def family_level_and_power(data_sets: dict[int, int]) -> list[dict]:
+def family_level_and_power(null_data_sets: dict[int, int], power_data_sets: int, dhp_share: float) -> list[dict]:
     """Per setup and number of judges: with every judge equal, the share of data sets in which any pair is told
-    apart (the family-wise error; target <= 0.05); with the judges' qualities spread evenly over the setup's range,
-    the share of pairs told apart the right way round (power), the wrong way round, and of data sets whose best and
-    worst judges are told apart; seconds per data set."""
+    apart (the family-wise error; target <= 0.05), ``null_data_sets[k]`` data sets; with the judges' qualities spread
+    evenly over the setup's range (at most ``power_data_sets`` data sets), the share of pairs told apart the right
+    way round (power), the wrong way round, and of data sets whose best and worst judges are told apart; seconds per
+    data set. DHP, whose resamples cost the most, runs ``dhp_share`` of the data sets."""
     rows = []
     for setup in SETUPS:
+        share = dhp_share if setup.judges is dhp_judges else 1.0
         for k in JUDGE_COUNTS:
             rng = np.random.default_rng(0)
-            n = data_sets[k]
+            n_null = max(1, round(null_data_sets[k] * share))
+            n_power = min(n_null, power_data_sets)
             family_errors, pair_errors, found, wrong, extremes = 0, 0.0, 0.0, 0.0, 0
             started = time.perf_counter()
-            for _ in range(n):
+            for _ in range(n_null):
                 tested, _ = ranked_column(dict(enumerate(setup.judges(rng, [setup.equal] * k))), setup.higher_is_better)
                 rejected = [p < SIGNIFICANCE for _, p in tested.values()]
                 family_errors += any(rejected)
                 pair_errors += float(np.mean(rejected))
-                qualities = np.linspace(*setup.spread, k)
+            seconds = (time.perf_counter() - started) / n_null
+            qualities = np.linspace(*setup.spread, k)
+            for _ in range(n_power):
                 tested, _ = ranked_column(dict(enumerate(setup.judges(rng, list(qualities)))), setup.higher_is_better)
                 right = wrong_way = 0
                 for (a, b), (difference, p) in tested.items():
@@ -242,13 +248,13 @@ def family_level_and_power(data_sets: dict[int, int]) -> list[dict]:
                     "setup": setup.label,
                     "judges": k,
                     "pairs": k * (k - 1) // 2,
-                    "data sets": n,
-                    "family-wise error": family_errors / n,
-                    "pair level": pair_errors / n,
-                    "power": found / n,
-                    "wrong way": wrong / n,
-                    "best and worst apart": extremes / n,
-                    "seconds": (time.perf_counter() - started) / (2 * n),
+                    "data sets": f"{n_null} / {n_power}",
+                    "family-wise error": family_errors / n_null,
+                    "pair level": pair_errors / n_null,
+                    "power": found / n_power,
+                    "wrong way": wrong / n_power,
+                    "best and worst apart": extremes / n_power,
+                    "seconds": seconds,
                 }
             )
             print(rows[-1], flush=True)
@@ -315,11 +321,11 @@ def audit_cases() -> list[dict]:
     return cases
 
 
-def markdown(pooled: list[dict], family: list[dict], cases: list[dict], data_sets: int, seconds: float) -> str:
+def markdown(pooled: list[dict], family: list[dict], cases: list[dict], options: str, seconds: float) -> str:
     lines = [
         "# Coverage of the pooled leaderboard interval, and level and power of the ranking's paired tests",
         "",
-        f"`python benchmarks/coverage_comparisons.py --data-sets {data_sets}` ({seconds:.0f} s on the shared 2-core "
+        f"`python benchmarks/coverage_comparisons.py {options}` ({seconds:.0f} s on the shared 2-core "
         "CPU machine, one BLAS thread). The models and targets: the benchmark's docstring.",
         "",
         "## Pooled interval (FBI, 4 strategies judging the same 220 items), target: the pooled population rate",
@@ -341,7 +347,8 @@ def markdown(pooled: list[dict], family: list[dict], cases: list[dict], data_set
         "adjusted p < 0.05), target <= 0.05; pair level: the share of single pairs told apart before the "
         "adjustment (nominal 0.05). Power: with the judges' qualities spread evenly (the setup's range), the share of "
         "pairs told apart the right way round; wrong way: told apart the wrong way round; best and worst apart: data "
-        "sets whose best and worst judge are told apart. Seconds: per data set of k judges (all pairs), one core.",
+        "sets whose best and worst judge are told apart. Data sets: equal judges / spread judges. Seconds: per data "
+        "set of k judges (all pairs), one core.",
         "",
         "| setup | judges | pairs | data sets | family-wise error | pair level | power | wrong way | best and worst "
         "apart | seconds |",
@@ -358,7 +365,7 @@ def markdown(pooled: list[dict], family: list[dict], cases: list[dict], data_set
         lines += [
             f"{case['case']} (smallest adjusted p {case['smallest adjusted p']:.2g}):",
             "",
-            "| judge | error rate on its answered items | rank | former rule's group |",
+            "| judge | error rate on its answered items | rank | the former rule's group, on the same p-values |",
             "|---|---|---|---|",
         ]
         lines += [
@@ -378,7 +385,7 @@ READING = (
     "power, which falls with the number of pairs. Exact McNemar is conservative by construction (a discrete test). "
     "The other headlines' p-value is the resampled t-test (the difference over its item-bootstrap standard error, "
     "Student's t with n - 1 degrees of freedom): unlike counting 2,000 resamples, whose p cannot go below 2/2001 "
-    "and so cannot survive Holm over more than about 25 pairs, it resolves p-values of any size. One Monte-Carlo "
+    "and so cannot survive Holm over more than 50 pairs (11 judges), it resolves p-values of any size. One Monte-Carlo "
     "standard error: 0.007 for a level of 0.05 at 1,000 data sets, 0.015 at 200."
 )
 """How to read the tables, written under them."""
@@ -387,14 +394,24 @@ READING = (
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-sets", type=int, default=300, help="simulated data sets per regime and setup")
-    parser.add_argument("--level-data-sets", type=int, default=400, help="data sets per setup of 2 and 5 judges")
-    parser.add_argument("--many-judges-data-sets", type=int, default=200, help="data sets per setup of 20 judges")
+    parser.add_argument("--level-data-sets", type=int, default=400, help="equal-judge data sets, 2 and 5 judges")
+    parser.add_argument("--many-judges-data-sets", type=int, default=200, help="equal-judge data sets, 20 judges")
+    parser.add_argument("--power-data-sets", type=int, default=200, help="at most this many for the power")
+    parser.add_argument("--dhp-share", type=float, default=1.0, help="DHP runs this share of the data sets")
     parser.add_argument("--output", type=Path, default=REPO / "docs" / "coverage_comparisons.md")
     args = parser.parse_args()
     started = time.perf_counter()
     pooled = pooled_coverage(args.data_sets)
-    family = family_level_and_power({2: args.level_data_sets, 5: args.level_data_sets, 20: args.many_judges_data_sets})
-    text = markdown(pooled, family, audit_cases(), args.data_sets, time.perf_counter() - started)
+    family = family_level_and_power(
+        {2: args.level_data_sets, 5: args.level_data_sets, 20: args.many_judges_data_sets},
+        args.power_data_sets,
+        args.dhp_share,
+    )
+    options = (
+        f"--data-sets {args.data_sets} --level-data-sets {args.level_data_sets} --many-judges-data-sets "
+        f"{args.many_judges_data_sets} --power-data-sets {args.power_data_sets} --dhp-share {args.dhp_share}"
+    )
+    text = markdown(pooled, family, audit_cases(), options, time.perf_counter() - started)
     args.output.write_text(text, encoding="utf-8")
     print(text)
 

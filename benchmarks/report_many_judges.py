@@ -122,10 +122,16 @@ def main() -> None:
         started = time.perf_counter()
         compare_all(statistics)  # type: ignore[arg-type]
         comparing = time.perf_counter() - started
+        column = report.leaderboard.columns[0]
+        ranks = sorted(
+            (row[0], report.leaderboard.cells[(row, column)].rank)
+            for row in report.leaderboard.rows
+            if row not in report.leaderboard.references
+        )
     print(
         f"{len(runs)} judges x {stories} stories: judge-report {command:.1f} s; in this process: reading the logs' "
         f"samples {reading:.1f} s, building the report {building:.1f} s ({len(report.comparisons)} pairs compared; "
-        f"the comparisons alone {comparing:.1f} s)"
+        f"the comparisons alone {comparing:.1f} s); ranks, least noisy judge first: {[rank for _, rank in ranks]}"
     )
 
 

@@ -44,6 +44,10 @@ NOT_READ_LM_EVAL = (
 )
 
 
+NOT_READ_FIELDS = {"events", "messages", "output", "attachments"}
+"""Sample fields the report never reads, left unparsed: reading 20 logs of 1,005 samples takes half the time."""
+
+
 def read_samples(run: Run) -> list[Sample] | str:
     """The run's scored samples from its inspect log (epochs averaged key by key, NaN left out), or the reason
     there are none."""
@@ -52,7 +56,7 @@ def read_samples(run: Run) -> list[Sample] | str:
     from inspect_ai.log import read_eval_log
 
     try:
-        log = read_eval_log(run.location)
+        log = read_eval_log(run.location, exclude_fields=NOT_READ_FIELDS)
     except Exception as error:
         return f"its log's samples cannot be read ({error})"
     by_id: dict[str, list[tuple[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]]]] = {}

@@ -168,7 +168,9 @@ class ItemDraw:
         positions = np.array([self.column.get(key, -1) for key in statistic.items], dtype=int)
         if kept is not None:
             positions[[key not in kept for key in statistic.items]] = -1
-        weights = self.counts[:, np.maximum(positions, 0)] if len(self.column) else np.zeros((0, positions.size))
+        if not self.column:
+            return np.zeros((len(self.counts), positions.size))
+        weights = self.counts[:, np.maximum(positions, 0)]
         weights[:, positions < 0] = 0.0
         return weights
 
@@ -229,11 +231,6 @@ class Comparison:
     p: float
     n_items: int
     test: str
-
-
-def shared_items(first: Sequence[ItemStatistic], second: Sequence[ItemStatistic]) -> set[str]:
-    """The items both judges hold, over all the tasks they are compared on."""
-    return {key for a, b in zip(first, second, strict=True) for key in set(a.items) & set(b.items)}
 
 
 def mcnemar_p(first: np.ndarray, second: np.ndarray) -> float:

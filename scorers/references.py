@@ -223,7 +223,7 @@ def system_tau_agreement(systems: Sequence[str | None]) -> Agreement:
     items written by ``systems``."""
 
     def agreement(first: np.ndarray, second: np.ndarray) -> float:
-        return system_tau(list(first), list(second), systems).value
+        return system_tau(first, second, systems).value
 
     return agreement
 

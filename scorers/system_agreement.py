@@ -65,13 +65,14 @@ class SystemTau:
     reason: str | None = None
 
 
-def system_means(scores: Sequence[float], systems: Sequence[Hashable | None]) -> dict[Hashable, float]:
+def system_means(scores: Sequence[float] | np.ndarray, systems: Sequence[Hashable | None]) -> dict[Hashable, float]:
     """The mean finite score of each named system (responses without a system or a finite score left out)."""
-    totals: dict[Hashable, list[float]] = {}
-    for score, system in zip(np.asarray(scores, dtype=float), systems, strict=True):
-        if system is not None and math.isfinite(score):
-            totals.setdefault(system, []).append(float(score))
-    return {system: float(np.mean(values)) for system, values in totals.items()}
+    values = np.asarray(scores, dtype=float)
+    index: dict[Hashable, int] = {}
+    codes = np.array([-1 if system is None else index.setdefault(system, len(index)) for system in systems], dtype=int)
+    codes[~np.isfinite(values)] = -1
+    means = {system: values[codes == code] for system, code in index.items()}
+    return {system: float(np.mean(scored)) for system, scored in means.items() if scored.size}
 
 
 def _paired(
@@ -86,7 +87,9 @@ def _paired(
     return named & np.isfinite(judge_scores) & np.isfinite(human_scores)
 
 
-def system_tau(judge: Sequence[float], human: Sequence[float], systems: Sequence[Hashable | None]) -> SystemTau:
+def system_tau(
+    judge: Sequence[float] | np.ndarray, human: Sequence[float] | np.ndarray, systems: Sequence[Hashable | None]
+) -> SystemTau:
     """Kendall's tau-b between the judge's and the humans' system means, over the responses both scored."""
     keep = _paired(judge, human, systems)
     kept = [system for system, flag in zip(systems, keep, strict=True) if flag]

@@ -1,6 +1,6 @@
-"""Pooled intervals, paired comparisons of judges, Holm's adjustment, rank groups and references, on values: hand
-computations and independent references (scipy, krippendorff, the suites' own statistics). The same on real logs
-runs in ``tests/report/test_report.py`` (an oracle, its twin and a constant judge)."""
+"""Pooled intervals, paired comparisons of judges, Holm's adjustment, the rank rule, references and the human
+ceiling, on values: hand computations and independent references (scipy, krippendorff, the suites' own statistics).
+The same on real logs runs in ``tests/report/test_report.py`` (an oracle, its twin and a constant judge)."""
 
 from __future__ import annotations
 
