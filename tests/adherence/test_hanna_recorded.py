@@ -193,6 +193,15 @@ def test_exclude_systems_names_the_systems_when_one_is_unknown(tmp_path):
         hanna(data_dir=str(folder), exclude_systems="Humen")
 
 
+def test_exclude_systems_is_lm_evals_option_too(tmp_path):
+    from lm_eval_tasks.utils import docs
+
+    folder = items_folder(tmp_path / "items")
+    documents = docs(suite_task="adherence_hanna_rubric", data_dir=str(folder), exclude_systems="Human")["test"]
+    assert {json.loads(doc["metadata"])["system"] for doc in documents} == {"GPT"}
+    assert len({doc["sample_id"] for doc in documents}) == 2
+
+
 def test_exclude_systems_keeps_hannas_generated_stories():
     task = hanna(data_dir=str(data_folder("human", "hanna")), exclude_systems=["Human"])
     assert task.metadata["n_items"] == 909
