@@ -26,6 +26,7 @@ from judge_data.human import (
     HumanCriterion,
     HumanItem,
     choose_criteria,
+    exclude_systems,
     item_system,
     load_criteria,
     load_items,
@@ -151,7 +152,9 @@ def adherence_task(name: str, folder: Path | None, metadata: Mapping[str, Any], 
             f"{folder / ITEMS_FILE} is missing: {name} has no public human scores here ({note}). "
             f"Put your own items.jsonl in the same layout into a folder and pass -T data_dir=<folder>."
         )
-    items = select_documents(select_items(load_items(folder, all_criteria), n, seed), documents, seed)
+    excluded = names_option(options["exclude_systems"])
+    kept = exclude_systems(load_items(folder, all_criteria), excluded, str(folder))
+    items = select_documents(select_items(kept, n, seed), documents, seed)
     judgments = read_judgments(options, Columns("score", [criterion.name for criterion in all_criteria]))
     if judgments is not None:
         judgments = judgments.for_items({item.id: item.id for item in items}, f"adherence_tasks/{name}")
@@ -215,6 +218,7 @@ def adherence_task(name: str, folder: Path | None, metadata: Mapping[str, Any], 
             **({"min_mass": min_mass} if scoring == "logprobs" else {}),
             **(template.metadata() if template else {}),
             **({"recorded": judgments.metadata()} if judgments else {}),
+            "exclude_systems": excluded,
             "n_items": len(items),
             "documents": documents,
             "n_documents": len({item.task for item in items}),
@@ -252,6 +256,7 @@ def _dataset_task(dataset: AdherenceDataset):
         scoring: Scoring = DEFAULTS["scoring"],
         criteria: str | list[str] | None = DEFAULTS["criteria"],
         data_dir: str | None = DEFAULTS["data_dir"],
+        exclude_systems: str | list[str] | None = DEFAULTS["exclude_systems"],
         n: int | None = DEFAULTS["n"],
         documents: int | None = DEFAULTS["documents"],
         seed: int = DEFAULTS["seed"],
@@ -305,6 +310,7 @@ def custom(
     setting: Setting = CUSTOM_DEFAULTS["setting"],
     scoring: Scoring = CUSTOM_DEFAULTS["scoring"],
     criteria: str | list[str] | None = CUSTOM_DEFAULTS["criteria"],
+    exclude_systems: str | list[str] | None = CUSTOM_DEFAULTS["exclude_systems"],
     n: int | None = CUSTOM_DEFAULTS["n"],
     documents: int | None = CUSTOM_DEFAULTS["documents"],
     seed: int = CUSTOM_DEFAULTS["seed"],

@@ -16,6 +16,7 @@ PAPER_OPTIONS = (
     "scoring",
     "criteria",
     "data_dir",
+    "exclude_systems",
     "n",
     "documents",
     "seed",
@@ -30,7 +31,7 @@ PAPER_OPTIONS = (
 )
 """The options of a paper dataset's task, in the order its signature and docstring list them."""
 
-LM_EVAL_OPTIONS = ("data_dir", "criteria", "n", "documents", "seed", "answer_format", "groups")
+LM_EVAL_OPTIONS = ("data_dir", "criteria", "exclude_systems", "n", "documents", "seed", "answer_format", "groups")
 """The options lm-eval's adherence tasks read from their metadata (the setting or scoring is in the task's name)."""
 
 ADHERENCE = SuiteDefinition(
@@ -90,6 +91,13 @@ ADHERENCE = SuiteDefinition(
             "(`custom`: your folder, required)",
             shown_default="public source",
         ),
+        Option(
+            "exclude_systems",
+            None,
+            "comma-separated systems (`meta.system` of the items) whose responses are left out of every statistic "
+            "before any draw: `Human` gives HANNA's published recipe, the generated stories only",
+            shown_default="none",
+        ),
         Option("n", None, "items, a seeded draw", minimum=1, shown_default=ALL),
         Option(
             "documents",
@@ -141,6 +149,7 @@ ADHERENCE = SuiteDefinition(
     comparable_on=(
         "task_version",
         "source",
+        "exclude_systems",
         "n_items",
         "documents",
         "seed",

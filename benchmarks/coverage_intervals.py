@@ -12,7 +12,11 @@ on the same data sets. Targets:
   distribution at the same number of items (from separate data sets). D is a test's evidence, ``log_0.05`` of a
   p-value: it has no population value that does not depend on n, and it is a biased, nonlinear function of the
   data, so its mean is dominated by a long upper tail; the median is what a data set of this size gives half the time.
-- FBI's rates: the generating model's failure rate (the mean of the items' failure probabilities).
+- DHP re-runs (``dhp_rerun``): what users read D's interval as, the range a re-run's D falls in (a fresh data set
+  of the same size); and the effect size beside D, the probability that a damaged copy is rated below its original,
+  whose target is the model's value (20,000 items), which does not depend on n.
+- FBI's rates: the generating model's failure rate (the mean of the items' failure probabilities);
+  ``fbi_worst_case``: the Jeffreys interval's exact coverage for independent items, its lowest over the rate.
 - Correlations: the generating model's correlation (the statistic on 200,000 draws).
 - CoEval's Krippendorff's α: the generating model's α (α on 100,000 responses), which, unlike D, does not depend on
   n; the judge-report cell that pools CoEval tasks: the mean of the tasks' targets.
@@ -62,7 +66,9 @@ from scorers.discernment import (  # noqa: E402
     BOOTSTRAP_CONFIDENCE,
     BOOTSTRAP_RESAMPLES,
     bootstrap_interval,
+    draw_counts,
     item_bootstrap,
+    rated_below,
     resampled_items,
 )
 from scorers.paired import ItemStatistic, joint_resamples, recentred_interval  # noqa: E402
@@ -182,6 +188,70 @@ def dhp_coverage(replications: int, seed: int) -> list[str]:
                     f"({time.perf_counter() - started:.0f} s)",
                     flush=True,
                 )
+    return rows
+
+
+def dhp_rerun_coverage(replications: int, seed: int) -> list[str]:
+    """What users read D's interval as, per size and damage (equal sensitivity): how often it holds the median of D
+    (its target) and how often it holds the D of a re-run (a fresh data set of the same size from the same model);
+    and the effect size beside D, the probability that a damaged copy is rated below its original
+    (``scorers.discernment.rated_below``): its mean, its target (the model's value, on 20,000 items), how often
+    its re-centred item-bootstrap interval holds the target and holds a re-run's value."""
+    rows = []
+    for n in DHP_SIZES:
+        draws = np.vstack([np.arange(n)[None], resampled_items(n, BOOTSTRAP_RESAMPLES)])
+        counts = draw_counts(draws, n)
+        for regime, damage in DHP_DAMAGE.items():
+            sensitivity = DHP_SENSITIVITY["equal"]
+            rng = np.random.default_rng([seed, n, int(damage * 100), 7])
+            median = dhp_targets(rng, n, damage, sensitivity)["D_avg"]
+            large = dhp_differences(rng, 20_000, damage, sensitivity)
+            effect_target = float(rated_below(large, DHP_LEVELS, np.ones((1, large.shape[-1])))[0])
+            d_values, held, held_rerun, effects, effect_held, effect_rerun = [], 0, 0, [], 0, 0
+            for _ in range(replications):
+                differences = dhp_differences(rng, n, damage, sensitivity)
+                rerun = dhp_differences(rng, n, damage, sensitivity)
+                d_avg = dhp_scores(differences, draws)["D_avg"]
+                low, high = suite_interval(d_avg[1:], float(d_avg[0]))
+                rerun_d = float(dhp_scores(rerun, np.arange(n)[None])["D_avg"][0])
+                d_values.append(float(d_avg[0]))
+                held += low <= median <= high
+                held_rerun += low <= rerun_d <= high
+                effect = rated_below(differences, DHP_LEVELS, counts)
+                effect_low, effect_high = recentred_interval(effect[1:], float(effect[0]))
+                rerun_effect = float(rated_below(rerun, DHP_LEVELS, np.ones((1, n)))[0])
+                effects.append(float(effect[0]))
+                effect_held += effect_low <= effect_target <= effect_high
+                effect_rerun += effect_low <= rerun_effect <= effect_high
+            rows.append(
+                f"| {n} | {regime} | {median:.2f} | {np.mean(d_values):.2f} | {held / replications:.3f} | "
+                f"{held_rerun / replications:.3f} | {effect_target:.3f} | {np.mean(effects):.3f} | "
+                f"{effect_held / replications:.3f} | {effect_rerun / replications:.3f} |"
+            )
+            print(f"dhp re-run n={n} {regime} done", flush=True)
+    return rows
+
+
+def jeffreys_worst_case(replications: int, seed: int) -> list[str]:
+    """The exact coverage of FBI's Jeffreys interval (``scorers.blind_spots.rate_with_ci``) for n independent 0/1
+    items at failure rate p, ``sum_k P(k; n, p) [p in interval(k)]``, over p from 0.001 to 0.999 (no simulation:
+    ``replications`` and ``seed`` are not used): its mean over p and its lowest value, with the p where it is, over
+    every p and over p from 0.05 to 0.95."""
+    rows = []
+    grid = np.linspace(0.001, 0.999, 999)
+    for n in (10, 22, 86, 220):
+        bounds = [rate_with_ci([1.0] * k + [0.0] * (n - k)) for k in range(n + 1)]
+        low = np.array([bound.low for bound in bounds])
+        high = np.array([bound.high for bound in bounds])
+        probabilities = stats.binom.pmf(np.arange(n + 1)[None, :], n, grid[:, None])
+        coverage = (probabilities * ((low[None, :] <= grid[:, None]) & (grid[:, None] <= high[None, :]))).sum(axis=1)
+        worst = int(np.argmin(coverage))
+        middle = (grid >= 0.05) & (grid <= 0.95)
+        worst_middle = int(np.flatnonzero(middle)[np.argmin(coverage[middle])])
+        rows.append(
+            f"| {n} | {coverage.mean():.3f} | {coverage[worst]:.3f} | {grid[worst]:.3f} | "
+            f"{coverage[worst_middle]:.3f} | {grid[worst_middle]:.3f} |"
+        )
     return rows
 
 
@@ -450,7 +520,9 @@ def alpha_pooled_coverage(replications: int, seed: int, regime: str, noise: tupl
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--suites", default="dhp,fbi,correlation,alpha", help="comma list of dhp, fbi, correlation, alpha"
+        "--suites",
+        default="dhp,fbi,correlation,alpha",
+        help="comma list of dhp, dhp_rerun, fbi, fbi_worst_case, correlation, alpha",
     )
     parser.add_argument("--replications", type=int, default=250, help="data sets per cell")
     parser.add_argument("--seed", type=int, default=0)
@@ -466,9 +538,18 @@ def main() -> None:
             "| D_EW/<p>: min / mean |",
             dhp_coverage,
         ),
+        "dhp_rerun": (
+            "| n | damage | D_avg median (target) | mean D_avg | D interval holds the median | holds a re-run's D "
+            "| rated below: model's value | mean | interval holds it | holds a re-run's |",
+            dhp_rerun_coverage,
+        ),
         "fbi": (
             "| failure rate | rate, preset (categories x items) | target | percentile (landed) | Jeffreys (new) |",
             fbi_coverage,
+        ),
+        "fbi_worst_case": (
+            "| items | Jeffreys coverage, mean over p | lowest | at p | lowest for p in 0.05-0.95 | at p |",
+            jeffreys_worst_case,
         ),
         "correlation": (
             "| strength (latent r) | statistic | target | percentile bootstrap (suite) | Fisher z, jackknife |",

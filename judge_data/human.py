@@ -236,6 +236,23 @@ def choose_criteria(
     return [known[name] for name in names]
 
 
+def exclude_systems(items: Sequence[HumanItem], systems: Sequence[str] | None, source: str) -> list[HumanItem]:
+    """The items not written by ``systems`` (their ``meta.system``), in file order (all of them for None).
+
+    A system no item names is an error, so that a misspelt name never leaves the data silently unchanged."""
+    if not systems:
+        return list(items)
+    present = {system for system in map(item_system, items) if system is not None}
+    if not present:
+        raise OptionError(f"exclude_systems: the items of {source} name no system (meta.system) to leave out")
+    unknown = sorted(set(systems) - present)
+    if unknown:
+        raise OptionError(
+            f"exclude_systems: no item of {source} was written by {unknown}; its systems: {sorted(present)}"
+        )
+    return [item for item in items if item_system(item) not in systems]
+
+
 def select_items(items: Sequence[HumanItem], n: int | None, seed: int) -> list[HumanItem]:
     """``n`` items drawn with ``seed``, kept in file order (all of them when ``n`` is None)."""
     if n is None or n >= len(items):

@@ -272,3 +272,20 @@ def _judgment(
     else:
         raise DataError(f"{path}, row {number}: field {read} is missing")
     return judge, prompt, (item, criterion, keys), judgment
+
+
+def recorded_judges(path: str | Path) -> list[tuple[str, str | None]]:
+    """Every judge and prompt label a judgments file holds, in the order of their first rows (the file's rows are
+    checked against a task when a task reads them)."""
+    source = Path(path).expanduser()
+    if not source.is_file():
+        raise DataError(f"judgments file {source} does not exist")
+    found: dict[tuple[str, str | None], None] = {}
+    for number, row in _rows(source):
+        judge = _label(row, "judge", source, number)
+        if judge is None:
+            raise DataError(f"{source}, row {number}: field 'judge' is missing or empty")
+        found.setdefault((judge, _label(row, "prompt", source, number)), None)
+    if not found:
+        raise DataError(f"{source} has no rows")
+    return list(found)

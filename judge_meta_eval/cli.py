@@ -35,6 +35,8 @@ from judge_data import DownloadError, OptionError
 from judge_data.inspect_private import PrerequisiteError, parse_cli_args
 from judge_meta_eval import dry_run
 from judge_meta_eval.presets import SUITES, Preset, PresetTask, load_preset, preset_names
+from judge_meta_eval.recorded import add_parser as add_recorded_parser
+from judge_meta_eval.recorded import run_recorded
 from scorers.criteria_consistency import DEFAULT_EMBEDDER, unscored_tasks
 from solvers.likelihood import gives_likelihoods
 from solvers.reading.logprobs import gives_logprobs
@@ -217,6 +219,7 @@ def parser() -> argparse.ArgumentParser:
         f"flight when it stopped (by default each judge's log folder keeps the run's answers in "
         f"{RUN_CACHE_FOLDER}/, so a resumed run pays for none twice, and a run in a new --log-dir asks afresh)",
     )
+    add_recorded_parser(commands)
     return parse
 
 
@@ -476,6 +479,10 @@ def main(argv: list[str] | None = None) -> None:
     with the line that says how to continue it."""
     args = parser().parse_args(argv)
     try:
+        if args.command == "recorded":
+            if not run_recorded(args, _pairs(args.task_options, "-T")):
+                sys.exit(1)
+            return
         preset = load_preset(args.preset)
         models = [model.strip() for model in args.model.split(",") if model.strip()]
         if args.dry_run:

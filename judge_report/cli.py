@@ -13,6 +13,7 @@ from judge_report.costs import judge_costs, read_prices
 from judge_report.exports import write_exports
 from judge_report.judges import parse_aliases
 from judge_report.plots import Figure
+from judge_report.published import add_published, read_published, shipped
 from judge_report.render import (
     html_page,
     markdown,
@@ -83,6 +84,14 @@ def parser() -> argparse.ArgumentParser:
     hub.add_argument(
         "--dry-run", action="store_true", help="with --push-to-hub: print what would be written, send nothing"
     )
+    parse.add_argument(
+        "--published",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="published values to show beside the measured ones, never ranked: a JSON file, or the name of one the "
+        f"package ships ({', '.join(sorted(shipped()))}); repeatable",
+    )
     return parse
 
 
@@ -92,10 +101,12 @@ def run(argv: list[str] | None = None) -> Path:
     formats = _choices(args.format, FORMATS, "--format")
     plot_formats = [] if args.plots == "none" else _choices(args.plots, PLOT_FORMATS, "--plots")
     prices = read_prices(args.prices, args.price_in, args.price_out)
+    published = [read_published(name) for name in args.published]
     runs, skipped = read_runs(args.logs)
     if not runs:
         raise DataError(f"no successful runs found in {args.logs}" + (f" ({'; '.join(skipped)})" if skipped else ""))
     report = build_report(runs, args.flag_parse_failures, parse_aliases(args.alias))
+    add_published(report, published)
     report.notes.extend(f"left out {reason}" for reason in skipped)
     sort_rows(report.leaderboard, args.sort)
     for table in report.suite_tables:
@@ -154,8 +165,8 @@ def run(argv: list[str] | None = None) -> Path:
     if args.push_to_hub:
         from judge_report.hub import publication, push
 
-        published = publication(report, args.push_to_hub, json.dumps(data, indent=2, default=str).encode())
-        print(published.describe() if args.dry_run else "\n".join(push(published)))
+        pushed = publication(report, args.push_to_hub, json.dumps(data, indent=2, default=str).encode())
+        print(pushed.describe() if args.dry_run else "\n".join(push(pushed)))
     elif args.dry_run:
         raise DataError("--dry-run goes with --push-to-hub (it prints what the push would write)")
     return out

@@ -18,9 +18,9 @@ import numpy as np
 
 from judge_report.runs import Run
 from scorers.agreement import item_weighted_alpha
-from scorers.discernment import LEVELS, item_bootstrap
+from scorers.discernment import LEVELS, item_bootstrap, rated_below
 from scorers.labels import LabelledItems, kappa, labelled_items, table_statistic
-from scorers.paired import ItemStatistic, weighted_mean, weighted_pearson
+from scorers.paired import ItemStatistic, ItemSums, pearson_sums, signed_mean_of_pearsons, weighted_mean
 from scorers.values import as_float
 
 
@@ -47,6 +47,10 @@ NOT_READ_LM_EVAL = (
 )
 
 
+NOT_READ_FIELDS = {"events", "messages", "output", "attachments"}
+"""Sample fields the report never reads, left unparsed: reading 20 logs of 1,005 samples takes half the time."""
+
+
 def read_samples(run: Run) -> list[Sample] | str:
     """The run's scored samples from its inspect log (epochs averaged key by key, NaN left out), or the reason
     there are none."""
@@ -55,7 +59,7 @@ def read_samples(run: Run) -> list[Sample] | str:
     from inspect_ai.log import read_eval_log
 
     try:
-        log = read_eval_log(run.location)
+        log = read_eval_log(run.location, exclude_fields=NOT_READ_FIELDS)
     except Exception as error:
         return f"its log's samples cannot be read ({error})"
     by_id: dict[str, list[tuple[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]]]] = {}
@@ -119,15 +123,17 @@ def fbi_error_rate(run: Run, samples: Sequence[Sample]) -> ItemStatistic:
     averaged over epochs or read from log-probabilities."""
     kept = [sample for sample in samples if "ability" in sample.metadata and not sample.metadata.get("invariant")]
     failures = np.array([as_float(sample.value.get("failure")) for sample in kept])
-    return ItemStatistic(tuple(_key(run, s.id, "fbi") for s in kept), weighted_mean(failures), failures)
+    keys = tuple(_key(run, s.id, "fbi") for s in kept)
+    return ItemStatistic(keys, weighted_mean(failures), failures, np.isfinite(failures))
 
 
 def mean_of(key: str) -> Callable[[Run, Sequence[Sample]], ItemStatistic]:
     """A headline that is the mean over samples of one score-value key (CoEval's ``cc`` and ``icc``)."""
 
     def statistic(run: Run, samples: Sequence[Sample]) -> ItemStatistic:
-        values = [as_float(sample.value.get(key)) for sample in samples]
-        return ItemStatistic(tuple(_key(run, s.id, "coeval") for s in samples), weighted_mean(values))
+        values = np.array([as_float(sample.value.get(key)) for sample in samples])
+        keys = tuple(_key(run, s.id, "coeval") for s in samples)
+        return ItemStatistic(keys, weighted_mean(values), answered=np.isfinite(values))
 
     return statistic
 
@@ -196,7 +202,20 @@ def dhp_statistic(data: DhpItems, combine: str, metric: str = "D_avg") -> Callab
 def dhp_d_avg(run: Run, samples: Sequence[Sample]) -> ItemStatistic:
     """``D_avg``: recomputed from the pairs on every draw of items, as the suite's own bootstrap does."""
     data = dhp_items(run, samples)
-    return ItemStatistic(data.items, dhp_statistic(data, str(run.setting("combine") or "hmp")))
+    answered = np.isfinite(data.differences).any(axis=(0, 1))
+    return ItemStatistic(data.items, dhp_statistic(data, str(run.setting("combine") or "hmp")), answered=answered)
+
+
+def dhp_rated_below(run: Run, samples: Sequence[Sample]) -> ItemStatistic:
+    """The probability that a damaged copy is rated below its original (:func:`scorers.discernment.rated_below`),
+    the effect size the report shows beside ``D_avg``."""
+    data = dhp_items(run, samples)
+    answered = np.isfinite(data.differences).any(axis=(0, 1))
+
+    def compute(weights: np.ndarray) -> np.ndarray:
+        return rated_below(data.differences, data.levels, weights)
+
+    return ItemStatistic(data.items, compute, answered=answered)
 
 
 @dataclass(frozen=True)
@@ -227,29 +246,19 @@ def adherence_pairs(run: Run, samples: Sequence[Sample]) -> tuple[tuple[str, ...
     return keys, pairs
 
 
-def oriented_mean_pearson(pairs: Sequence[CriterionPairs]) -> Callable[[np.ndarray], np.ndarray]:
+def oriented_mean_pearson(pairs: Sequence[CriterionPairs]) -> ItemSums:
     """The mean of ``sign * r`` over the criteria defined on all items (those the headline averages); a weight row
     on which one of them is undefined is NaN, as in the suite's interval."""
-    ones = None
-    defined = []
-    for criterion in pairs:
-        ones = np.ones((1, criterion.judge.size))
-        if np.isfinite(weighted_pearson(criterion.judge, criterion.human, ones)[0]):
-            defined.append(criterion)
-
-    def compute(weights: np.ndarray) -> np.ndarray:
-        if not defined:
-            return np.full(len(weights), np.nan)
-        rows = [c.sign * weighted_pearson(c.judge, c.human, weights) for c in defined]
-        return np.mean(rows, axis=0)
-
-    return compute
+    sums = [(criterion.sign, pearson_sums(criterion.judge, criterion.human)) for criterion in pairs]
+    defined = [(sign, one) for sign, one in sums if np.isfinite(one(np.ones((1, len(one.values)))))[0]]
+    return signed_mean_of_pearsons(defined, len(pairs[0].judge) if pairs else 0)
 
 
 def adherence_pearson(run: Run, samples: Sequence[Sample]) -> ItemStatistic:
     """``pearson``: the oriented mean Pearson over the criteria, recomputed on every draw of responses."""
     keys, pairs = adherence_pairs(run, samples)
-    return ItemStatistic(keys, oriented_mean_pearson(pairs))
+    answered = np.any([np.isfinite(criterion.judge) for criterion in pairs], axis=0) if pairs else None
+    return ItemStatistic(keys, oriented_mean_pearson(pairs), answered=answered)
 
 
 @dataclass(frozen=True)
@@ -290,7 +299,8 @@ def alpha_statistic(units: RatedUnits) -> Callable[[np.ndarray], np.ndarray]:
 def coeval_alpha_with_judge(run: Run, samples: Sequence[Sample]) -> ItemStatistic:
     """``alpha/with_judge``: α of the annotators and the judge over the (item, criterion) units, items resampled."""
     units = coeval_units(run, samples)
-    return ItemStatistic(units.items, alpha_statistic(units))
+    judged = np.bincount(units.unit_item, weights=np.isfinite(units.raters[-1]), minlength=len(units.items)) > 0
+    return ItemStatistic(units.items, alpha_statistic(units), answered=judged)
 
 
 def grader_labels(run: Run, samples: Sequence[Sample]) -> tuple[tuple[str, ...], LabelledItems]:
@@ -304,14 +314,15 @@ def grader_kappa(run: Run, samples: Sequence[Sample]) -> ItemStatistic:
     of its item, the pairs' table recomputed on every draw of items."""
     keys, items = grader_labels(run, samples)
     levels = items.levels
-    return ItemStatistic(keys, table_statistic(items.grader_tables(levels), levels, kappa))
+    graded = np.isfinite(items.mean_grades())
+    return ItemStatistic(keys, table_statistic(items.grader_tables(levels), levels, kappa), answered=graded)
 
 
 def grader_pearson(run: Run, samples: Sequence[Sample]) -> ItemStatistic:
     """``pearson``: the Pearson correlation of each item's mean grade with its mean label."""
     keys, items = grader_labels(run, samples)
     grades, labels = items.mean_grades(), items.mean_labels()
-    return ItemStatistic(keys, lambda weights: weighted_pearson(grades, labels, weights))
+    return ItemStatistic(keys, pearson_sums(grades, labels), answered=np.isfinite(grades))
 
 
 HEADLINE_STATISTICS: dict[tuple[str, str], Callable[[Run, Sequence[Sample]], ItemStatistic]] = {

@@ -50,13 +50,18 @@ SHOWN_ARGUMENT_TEXT = 48
 """The longest value of a grader's argument (a template) the judges table shows; past it, its start and a hash."""
 
 
+def recorded_name(judge: str, prompt: str | None) -> str:
+    """A recorded judge's name: its name in its file with its prompt label, ``ChatGPT (prompt 1)``."""
+    return judge + ("" if prompt is None else f" (prompt {prompt})")
+
+
 def model_name(run: Run) -> str:
     """The judge's model name without its arguments (lm-eval's ``model=``/``pretrained=`` argument included), after
     the grader under test (scorer and arguments' hash) of a ``grader`` task; a recorded judge's name in its file with
     its prompt label (``ChatGPT (prompt 1)``)."""
     if run.recorded is not None:
         prompt = run.recorded.get("prompt")
-        return str(run.recorded["judge"]) + ("" if prompt is None else f" (prompt {prompt})")
+        return recorded_name(str(run.recorded["judge"]), None if prompt is None else str(prompt))
     name = run.model
     if run.harness == "lm-eval":
         named = next((str(run.model_args[key]) for key in LM_EVAL_MODEL_ARGUMENTS if key in run.model_args), None)

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,11 +35,16 @@ from scorers.references import (
     dhp_references,
     fbi_error_rate_references,
     label_references,
-    leave_one_out_pearson,
+    leave_one_out,
+    pearson_agreement,
     pearson_references,
+    system_tau_agreement,
 )
 from scorers.values import as_float
 from solvers.geval import ANSWERS_STORE_KEY
+
+if TYPE_CHECKING:
+    from judge_data.human import HumanItem
 
 ONLY_MEANS = "no human ceiling: the data holds only the annotators' mean score per item"
 
@@ -45,9 +53,12 @@ def _fbi(runs: Sequence[Run], samples: Sequence[Sequence[Sample]]) -> list[Refer
     paradigm = str(runs[0].setting("paradigm"))
     perturbed = [[s for s in task if "ability" in s.metadata and not s.metadata.get("invariant")] for task in samples]
     longer = [
-        float(len(str(s.metadata.get("perturbed", ""))) >= len(str(s.metadata.get("gold", ""))))
-        for s in perturbed[0]
-        if "gold" in s.metadata
+        [
+            float(len(str(s.metadata.get("perturbed", ""))) >= len(str(s.metadata.get("gold", ""))))
+            for s in task
+            if "gold" in s.metadata
+        ]
+        for task in perturbed
     ]
     return fbi_error_rate_references(
         paradigm, [run.setting("scale") for run in runs], [len(task) for task in perturbed], longer
@@ -102,12 +113,12 @@ def _adherence(runs: Sequence[Run], samples: Sequence[Sequence[Sample]]) -> list
             humans.append(human[np.isfinite(human)])
             scales.append((float(low), float(high), info.get("scale") == "binary"))
     references = pearson_references(humans, scales)
-    ceilings = [_adherence_ceiling(run, task) for run, task in zip(runs, samples, strict=True)]
-    reasons = [ceiling for ceiling in ceilings if isinstance(ceiling, str)]
-    values = [ceiling for ceiling in ceilings if not isinstance(ceiling, str)]
+    footings = [human_footing(run, task) for run, task in zip(runs, samples, strict=True)]
+    reasons = [footing for footing in footings if isinstance(footing, str)]
     if reasons:
         references.append(Reference(HUMAN, math.nan, math.nan, math.nan, reasons[0]))
     else:
+        values = [footing.annotators["responses"] for footing in footings if not isinstance(footing, str)]
         references.append(
             Reference(
                 HUMAN,
@@ -115,40 +126,74 @@ def _adherence(runs: Sequence[Run], samples: Sequence[Sequence[Sample]]) -> list
                 math.nan,
                 math.nan,
                 "each annotator's Pearson with the mean of the others, per criterion over the run's items, averaged "
-                "over annotators and then criteria (the annotators' scores read from the run's data_dir)",
+                "over annotators and then criteria (the annotators' scores read from the run's data_dir); a judge "
+                "is scored against the mean of all annotators, a less noisy target, so compare it with the judges' "
+                "values against the same leave-one-out means (the human ceiling table)",
             )
         )
     return references
 
 
-def _adherence_ceiling(run: Run, samples: Sequence[Sample]) -> float | str:
-    """Leave-one-annotator-out Pearson from the per-annotator scores in the run's data folder, or why there is
-    none."""
+FOOTING_LEVELS = ("responses", "systems")
+"""The levels the human ceiling is compared at: agreement over responses (Pearson, as the headline) and over the
+systems that wrote them (Kendall's tau-b of system means, as ``system_tau``)."""
+
+
+@dataclass(frozen=True)
+class HumanFooting:
+    """One adherence run's agreement with leave-one-annotator-out means (:func:`scorers.references.leave_one_out`),
+    per level of :data:`FOOTING_LEVELS`: the annotators' own and the judge's, each the mean over the criteria the
+    headline averages (the judge's oriented by their signs); NaN where a level is undefined."""
+
+    annotators: dict[str, float]
+    judge: dict[str, float]
+
+
+@lru_cache(maxsize=16)
+def _annotated_items(folder: str) -> dict[str, HumanItem]:
+    """A data folder's items by id (read once per report, whatever the number of judges)."""
     from judge_data.human import load_criteria, load_items
 
+    criteria, _ = load_criteria(folder)
+    return {item.id: item for item in load_items(folder, criteria)}
+
+
+def human_footing(run: Run, samples: Sequence[Sample]) -> HumanFooting | str:
+    """The annotators' and the judge's agreement with the same leave-one-annotator-out means, at the level of
+    responses and of systems (where the samples name at least three), from the per-annotator scores in the run's
+    data folder; or why there are none."""
     folder = run.setting("data_dir")
     if not folder or not (Path(str(folder)) / "items.jsonl").is_file():
         return "no human ceiling: the run names no data folder with items.jsonl to read the annotators' scores from"
-    criteria, _ = load_criteria(folder)
-    by_id = {item.id: item for item in load_items(folder, criteria)}
-    chosen = [name for name, info in (run.metadata.get("criteria") or {}).items() if info.get("group")]
-    values = []
-    for name in chosen:
-        rows = [
-            list((by_id[s.id].annotator_scores or {}).get(name) or [])
-            for s in samples
-            if s.id in by_id and by_id[s.id].annotator_scores
-        ]
+    by_id = _annotated_items(str(folder))
+    systems = [None if s.metadata.get("system") is None else str(s.metadata["system"]) for s in samples]
+    agreements = {"responses": pearson_agreement, "systems": system_tau_agreement(systems)}
+    annotators: dict[str, list[float]] = {level: [] for level in FOOTING_LEVELS}
+    judge: dict[str, list[float]] = {level: [] for level in FOOTING_LEVELS}
+    for name, info in (run.metadata.get("criteria") or {}).items():
+        if not info.get("group"):
+            continue
+        rows = [list((by_id[s.id].annotator_scores or {}).get(name) or []) if s.id in by_id else [] for s in samples]
         width = max((len(row) for row in rows), default=0)
         if width < 2:
             return ONLY_MEANS
         matrix = np.array(
             [[math.nan if v is None else float(v) for v in row] + [math.nan] * (width - len(row)) for row in rows]
         ).T
-        value = leave_one_out_pearson(matrix)
-        if not math.isnan(value):
-            values.append(value)
-    return float(np.mean(values)) if values else ONLY_MEANS
+        scores = np.array([as_float(s.value.get(name)) for s in samples])
+        for level in FOOTING_LEVELS:
+            found = leave_one_out(matrix, agreements[level], [scores])
+            annotators[level].append(found.annotators)
+            judge[level].append(int(info.get("expected_sign", 1)) * found.judges[0])
+    return HumanFooting(
+        {level: _mean_or_nan(values) for level, values in annotators.items()},
+        {level: _mean_or_nan(values) for level, values in judge.items()},
+    )
+
+
+def _mean_or_nan(values: Sequence[float]) -> float:
+    """The mean, NaN where any value is (a criterion undefined leaves the mean over the criteria undefined)."""
+    return float(np.mean(values)) if values and not any(math.isnan(value) for value in values) else math.nan
 
 
 def _coeval_lists(metric: str) -> list[Reference]:
@@ -258,7 +303,9 @@ def _grader_pearson(runs: Sequence[Run], samples: Sequence[Sequence[Sample]]) ->
     humans = [items.mean_labels()[np.isfinite(items.mean_labels())] for items in labelled]
     scales = [(float(np.min(human)), float(np.max(human)), False) for human in humans]
     references = pearson_references(humans, scales)
-    ceilings = [leave_one_out_pearson(items.labels) for items in labelled if len(items.annotators) >= 2]
+    ceilings = [
+        leave_one_out(items.labels, pearson_agreement).annotators for items in labelled if len(items.annotators) >= 2
+    ]
     if len(ceilings) == len(labelled):
         references.append(
             Reference(

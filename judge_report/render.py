@@ -19,10 +19,12 @@ from judge_report.tables import Cell, Report, Table
 from scorers.paired import BOOTSTRAP_TEST, MCNEMAR, RANK_RULE
 
 LEADERBOARD_NOTE = (
-    "Each headline is a judge's mean over the suite's tasks of that kind; its interval resamples the items of every "
-    "pooled task jointly; ↑/↓: higher/lower is better; #N: the judge's rank group ({}); ⚠: a run with too many "
-    "unparsed answers (see the suite tables). Rows named reference: are yardsticks computed from the data, never "
-    "ranked."
+    "Each headline is a judge's mean over the suite's tasks of that kind; ↑/↓: higher/lower is better. Its interval "
+    "is where the headline falls for 95 % of data sets of this size drawn like these items (a pooled one resamples "
+    "the items of every task jointly); for DHP's D_avg, which grows with the number of texts, it is the spread of D "
+    "at this number of texts, not the range a re-run's D falls in (docs/intervals.md says how often one does). "
+    "#N: the judge's rank, {}. ⚠: a run with too many unparsed answers (see the suite tables). Rows named "
+    "reference: are yardsticks computed from the data, never ranked."
 ).format(RANK_RULE)
 
 FLAG_NOTE = (
@@ -92,6 +94,11 @@ def markdown_references(report: Report) -> str:
     return _aligned(rows)
 
 
+def short_test_name(test: str) -> str:
+    """A comparison's test as its table column names it."""
+    return "McNemar" if test == MCNEMAR else "t (resampled)"
+
+
 def markdown_comparisons(report: Report) -> str:
     """Every pair of judges compared on a leaderboard column: a - b, its interval, p and Holm-adjusted p."""
     rows = [["headline", "a", "b", "a - b", "95 % interval", "p", "p (Holm)", "items", "test"]]
@@ -106,17 +113,17 @@ def markdown_comparisons(report: Report) -> str:
                 f"{row.p:.3g}",
                 f"{row.p_adjusted:.3g}",
                 str(row.n_items),
-                "McNemar" if row.test == MCNEMAR else "bootstrap",
+                short_test_name(row.test),
             ]
         )
     return _aligned(rows)
 
 
 COMPARISONS_NOTE = (
-    "Each pair of judges on the items both ran: a - b of the headline, its 95 % interval from item resamples drawn "
-    "once for both judges and every pooled task (re-centred percentile), and the p-value of no difference: {} where "
-    "one task's per-item outcomes are 0/1 (FBI failures), otherwise the {}. p (Holm): adjusted over all pairs of "
-    "the headline."
+    "Each pair of judges on the items both answered: a - b of the headline, its 95 % interval from item resamples "
+    "drawn once for both judges and every pooled task (re-centred percentile), and the p-value of no difference on "
+    "the same items: {} where one task's per-item outcomes are 0/1 (FBI failures), otherwise the {}. p (Holm): "
+    "adjusted over all pairs of the headline; items: those both answered."
 ).format(MCNEMAR, BOOTSTRAP_TEST)
 
 
@@ -426,7 +433,7 @@ def html_page(report: Report, figures: list[Figure], flag: float, costs: Costs |
                 "p": f"{row.p:.3g}",
                 "p_adjusted": f"{row.p_adjusted:.3g}",
                 "n_items": row.n_items,
-                "test": "McNemar" if row.test == MCNEMAR else "bootstrap",
+                "test": short_test_name(row.test),
             }
             for row in report.comparisons
         ],

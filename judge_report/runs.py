@@ -35,6 +35,8 @@ class Run:
     """The grader under test of a ``grader`` task: its inspect scorer and a hash of the scorer's arguments."""
     recorded: Mapping[str, Any] | None = None
     """Where a run's judge is recorded judgments (``-T judgments=``): the file, its hash, the judge and prompt label."""
+    registry_name: str | None = None
+    """The task as inspect's command line names it (``adherence_tasks/hanna``); ``None`` for lm-eval."""
 
     @property
     def judge(self) -> str:
@@ -186,6 +188,7 @@ def inspect_run(location: str) -> tuple[Run | None, str]:
             epochs=spec.config.epochs,
             grader=grader,
             recorded=recorded if isinstance(recorded, Mapping) else None,
+            registry_name=spec.task_registry_name,
         ),
         "",
     )

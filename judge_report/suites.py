@@ -22,6 +22,7 @@ from grader_tasks.definition import GRADER_AGREEMENT as GRADER_AGREEMENT_DEFINIT
 from judge_data.definitions import LOWER_IS_BETTER, SuiteDefinition
 from judge_report.runs import Run
 from scorers.criteria_consistency import IDENTICAL_LISTS
+from scorers.system_agreement import few_systems_caveat
 
 Contribution = tuple[Run, str, float]
 """One value pooled into a cell: the run, the metric and the sign it enters with."""
@@ -265,12 +266,21 @@ def _adherence_group_pool(runs: Sequence[Run]) -> tuple[list[tuple[str, str, lis
     return cells, notes
 
 
+def _few_systems_notes(run: Run) -> list[str]:
+    """A caveat on a run's ``system_tau`` where it ranks fewer than ``FEW_SYSTEMS`` systems."""
+    caveat = few_systems_caveat(int(run.metrics.get("n_systems", 0) or 0))
+    if caveat is None or math.isnan(run.metrics.get("system_tau", math.nan)):
+        return []
+    return [f"{run.task}: system_tau is coarse {caveat}"]
+
+
 ADHERENCE = SuiteView(
     ADHERENCE_DEFINITION,
     title="Instruction adherence (Pearson with the humans, oriented: higher is better)",
     task_prefixes=("adherence_",),
     answers_per_sample=lambda run: float(len(run.metadata.get("questions") or {}) * (run.setting("repeats") or 1)),
     kind_on=("setting",),
+    run_notes=_few_systems_notes,
     paper_tables=(
         PaperTable(
             "adherence_table1",

@@ -10,25 +10,26 @@ import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import combinations
+
+import numpy as np
 
 from judge_data import DataError
 from judge_data.definitions import PRESET_METADATA
-from judge_report.items import CachedReader, ItemReader, headline_statistic, read_samples
+from judge_report.items import CachedReader, ItemReader, dhp_rated_below, headline_statistic, read_samples
 from judge_report.judges import Judge, judges_of
-from judge_report.references import column_references
+from judge_report.references import FOOTING_LEVELS, HumanFooting, column_references, human_footing
 from judge_report.runs import Run
 from judge_report.suites import SUITES, SuiteView, confidence_interval, sample_size, suite_of
 from scorers.paired import (
     ItemStatistic,
-    compare,
+    compare_all,
     holm,
     item_groups,
     joint_resamples,
-    rank_groups,
+    rank_judges,
     recentred_interval,
 )
-from scorers.references import Reference
+from scorers.references import HUMAN, Reference
 
 REFERENCE_PREFIX = "reference: "
 """How a reference row is named in the tables (``reference: random judge``)."""
@@ -51,7 +52,7 @@ class Cell:
     pooled: int | None = None
     """How many values a pooled cell is the mean of (``None``: one run's metric)."""
     rank: int | None = None
-    """The judge's rank group on this column (:data:`scorers.paired.RANK_RULE`); ``None`` where it has none."""
+    """The judge's rank on this column (:data:`scorers.paired.RANK_RULE`); ``None`` where it has none."""
     note: str = ""
     """What a reference row's value is and how it was computed."""
     n: float | None = None
@@ -270,7 +271,7 @@ def build_report(
         if view is None:
             notes.append(f"{run.location}: task {run.task} belongs to no suite the report knows; left out")
             continue
-        notes.extend(view.run_notes(run))
+        notes.extend(note for note in view.run_notes(run) if note not in notes)
         key = comparability_key(run, view)
         task_configs = configs.setdefault(run.task, [])
         if key not in task_configs:
@@ -323,6 +324,8 @@ def build_report(
     columns = LeaderboardColumns(leaderboard, column_runs, read, notes)
     comparisons = _compare_judges(columns, judges)
     references = add_references(columns, suite_tables)
+    ceiling = human_ceiling_table(columns, judges)
+    rated_below = rated_below_table(columns, judges)
 
     paper_tables: dict[str, Table] = {}
     for run, view, config in reported:
@@ -362,6 +365,9 @@ def build_report(
                     )
     for table in paper_tables.values():
         table.rows.sort()
+    for added in (rated_below, ceiling):
+        if added is not None:
+            paper_tables[added.name] = added
     ordered_suites = [suite_tables[view.name] for view in _views(reported) if view.name in suite_tables]
     return Report(
         leaderboard,
@@ -478,8 +484,10 @@ class LeaderboardColumns:
 
 
 def _compare_judges(columns: LeaderboardColumns, judges: Mapping[str, Judge]) -> list[ComparisonRow]:
-    """Every pair of judges of every leaderboard column compared on the items both ran (:func:`scorers.paired.
-    compare`), p-values Holm-adjusted over the column's pairs, and each judge's rank group set on its cell."""
+    """Every pair of judges of every leaderboard column compared on the items both answered (:class:`scorers.paired.
+    PairedResamples`, each judge's resamples drawn once per item set), p-values Holm-adjusted over the column's
+    pairs, and each judge's rank (:data:`scorers.paired.RANK_RULE`) set on its cell; a judge without a value, or
+    compared with no other, is unranked and a note says why."""
     table, column_runs, reader, notes = columns.table, columns.runs, columns.reader, columns.notes
     rows: list[ComparisonRow] = []
     for info in table.column_info:
@@ -487,32 +495,39 @@ def _compare_judges(columns: LeaderboardColumns, judges: Mapping[str, Judge]) ->
         if len(runs_by_judge) < 2:
             continue
         statistics: dict[str, list[ItemStatistic]] = {}
-        for judge, runs in runs_by_judge.items():
+        for judge in sorted(runs_by_judge, key=lambda judge: judges[judge].name):
+            name, runs = judges[judge].name, runs_by_judge[judge]
+            if math.isnan(table.cells[((name,), info.label)].value):
+                notes.append(
+                    f"{info.label}: {name} has no value (no answer parsed, or the headline is undefined); "
+                    "not compared and unranked"
+                )
+                continue
             found = [headline_statistic(run, info.suite, info.metric, reader) for run in runs]
             missing = [f"{run.task}: {why}" for run, why in zip(runs, found, strict=True) if isinstance(why, str)]
             if missing:
                 notes.append(
-                    f"{info.label}: {judges[judge].name} is not compared with the other judges (no per-item values; "
+                    f"{info.label}: {name} is not compared with the other judges and unranked (no per-item values; "
                     f"{'; '.join(missing)})"
                 )
             else:
                 statistics[judge] = [one for one in found if not isinstance(one, str)]
         found_pairs = []
-        for a, b in combinations(sorted(statistics, key=lambda judge: judges[judge].name), 2):
-            compared = compare(statistics[a], statistics[b])
+        for (a, b), compared in compare_all(statistics).items():
             if compared is None:
                 notes.append(f"{info.label}: {judges[a].name} and {judges[b].name} share no items; not compared")
             elif math.isnan(compared.p):
                 notes.append(
-                    f"{info.label}: {judges[a].name} and {judges[b].name} are not compared: the headline of one of "
-                    "them is undefined on their shared items, or on too many of their resamples"
+                    f"{info.label}: {judges[a].name} and {judges[b].name} are not compared: they answered no item in "
+                    "common, or the headline of one of them is undefined on those items or on too many of their "
+                    "resamples"
                 )
             else:
                 found_pairs.append((a, b, compared))
         adjusted = holm([compared.p for _, _, compared in found_pairs])
-        by_pair = {}
+        tested = {}
         for (a, b, compared), p_adjusted in zip(found_pairs, adjusted, strict=True):
-            by_pair[(a, b)] = float(p_adjusted)
+            tested[(a, b)] = (compared.difference, float(p_adjusted))
             rows.append(
                 ComparisonRow(
                     info.label,
@@ -527,10 +542,13 @@ def _compare_judges(columns: LeaderboardColumns, judges: Mapping[str, Judge]) ->
                     compared.test,
                 )
             )
-        values = {judge: table.cells[((judges[judge].name,), info.label)].value for judge in statistics}
-        for judge, rank in rank_groups(values, info.higher_is_better, by_pair).items():
+        ranks = rank_judges(tested, info.higher_is_better)
+        for judge in statistics:
             key = ((judges[judge].name,), info.label)
-            table.cells[key] = replace(table.cells[key], rank=rank)
+            if judge in ranks:
+                table.cells[key] = replace(table.cells[key], rank=ranks[judge])
+            else:
+                notes.append(f"{info.label}: {judges[judge].name} is unranked: compared with no other judge")
     return rows
 
 
@@ -572,6 +590,98 @@ def add_references(columns: LeaderboardColumns, suite_tables: Mapping[str, Table
                         _put_reference(table, task_column.label, reference)
                     break
     return rows
+
+
+RATED_BELOW_TABLE = "dhp_rated_below"
+
+
+def rated_below_table(columns: LeaderboardColumns, judges: Mapping[str, Judge]) -> Table | None:
+    """Beside every DHP ``D_avg`` column, each judge's probability that a damaged copy is rated below its original
+    (:func:`judge_report.items.dhp_rated_below`), the mean over the column's tasks with an item-bootstrap interval
+    (items of all its tasks resampled jointly); ``None`` without a DHP column."""
+    leaderboard, column_runs, reader, notes = columns.table, columns.runs, columns.reader, columns.notes
+    table = Table(
+        RATED_BELOW_TABLE,
+        "DHP: how often a damaged copy is rated below its original (ties half; 0.5: blind to the damage), an effect "
+        "size beside D_avg that does not grow with the number of items",
+        ["judge"],
+    )
+    for info in leaderboard.column_info:
+        if (info.suite, info.metric) != ("dhp", "D_avg"):
+            continue
+        label = info.label.replace("D_avg", "rated below original")
+        for judge in sorted(column_runs[info.label], key=lambda judge: judges[judge].name):
+            runs = column_runs[info.label][judge]
+            read = [reader(run) for run in runs]
+            missing = [f"{run.task}: {why}" for run, why in zip(runs, read, strict=True) if isinstance(why, str)]
+            if missing:
+                notes.append(f"{label}: none for {judges[judge].name} ({'; '.join(missing)})")
+                continue
+            statistics = [
+                dhp_rated_below(run, task) for run, task in zip(runs, read, strict=True) if not isinstance(task, str)
+            ]
+            value = float(np.mean([statistic.estimate() for statistic in statistics]))
+            low, high = recentred_interval(joint_resamples(statistics).mean(axis=1), value)
+            interval = None if math.isnan(low) else (low, high)
+            location = ", ".join(run.location for run in runs)
+            table.put((judges[judge].name,), label, Cell(value, interval, math.nan, False, location))
+    return table if table.rows else None
+
+
+HUMAN_CEILING_TABLE = "human_ceiling"
+
+
+def human_ceiling_table(columns: LeaderboardColumns, judges: Mapping[str, Judge]) -> Table | None:
+    """Every adherence ``pearson`` column's judges and annotators against the same leave-one-annotator-out means
+    (:func:`judge_report.references.human_footing`), over responses and over systems, each the mean over the
+    column's tasks; the annotators' own agreement is the row ``reference: human ceiling``. ``None`` where no
+    column has annotators' scores to read."""
+    leaderboard, column_runs, reader, notes = columns.table, columns.runs, columns.reader, columns.notes
+    table = Table(
+        HUMAN_CEILING_TABLE,
+        "Instruction adherence: each judge against the human ceiling on the same footing (every score against the "
+        "mean of the annotators but one, averaged over the one left out)",
+        ["judge"],
+    )
+    ceiling_row = (f"{REFERENCE_PREFIX}{HUMAN}",)
+    for info in leaderboard.column_info:
+        if (info.suite, info.metric) != ("adherence", "pearson"):
+            continue
+        found: dict[str, list[HumanFooting] | str] = {}
+        for judge in sorted(column_runs[info.label], key=lambda judge: judges[judge].name):
+            runs = column_runs[info.label][judge]
+            read = [_footing(run, reader) for run in runs]
+            reasons = [f"{run.task}: {why}" for run, why in zip(runs, read, strict=True) if isinstance(why, str)]
+            found[judge] = "; ".join(reasons) if reasons else [one for one in read if not isinstance(one, str)]
+        if all(isinstance(one, str) for one in found.values()):
+            continue  # the data holds no annotators' scores: the leaderboard's human ceiling row says why
+        for judge, per_task in found.items():
+            if isinstance(per_task, str):
+                notes.append(f"{info.label}: no human ceiling for {judges[judge].name} ({per_task})")
+                continue
+            for level in FOOTING_LEVELS:
+                column = f"{info.label} · {level}"
+                judged = float(np.mean([footing.judge[level] for footing in per_task]))
+                location = ", ".join(run.location for run in column_runs[info.label][judge])
+                table.put((judges[judge].name,), column, Cell(judged, None, math.nan, False, location))
+                if (ceiling_row, column) not in table.cells:
+                    own = float(np.mean([footing.annotators[level] for footing in per_task]))
+                    table.put(ceiling_row, column, Cell(own, None, math.nan, False, "", note=HUMAN_CEILING_NOTE))
+    if not table.rows:
+        return None
+    table.rows = sorted(row for row in table.rows if row != ceiling_row) + [ceiling_row]
+    table.references.append(ceiling_row)
+    return table
+
+
+HUMAN_CEILING_NOTE = (
+    "the annotators' own agreement with the mean of the others: a judge as good as one more annotator scores it"
+)
+
+
+def _footing(run: Run, reader: ItemReader) -> HumanFooting | str:
+    samples = reader(run)
+    return samples if isinstance(samples, str) else human_footing(run, samples)
 
 
 def _put_reference(table: Table, column: str, reference: Reference) -> None:

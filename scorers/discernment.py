@@ -175,6 +175,29 @@ def _level_balanced_rows(values: np.ndarray, levels: Sequence[str]) -> np.ndarra
         return np.where(count > 0, np.where(defined, means, 0.0).sum(axis=1) / count, np.nan)
 
 
+def rated_below(differences: np.ndarray, levels: Sequence[str], weights: np.ndarray) -> np.ndarray:
+    """The probability that a perturbed copy is rated below its original, ties counting half, on each row of item
+    weights: per perturbation and metric the weighted share of the items with a pair (``differences[k, j, i]``,
+    original minus perturbed, NaN: no pair), averaged over the metrics and then over the perturbations with each
+    level weighing the same, as ``D_avg`` is. An effect size beside D: 0.5 for a judge blind to the damage, 1 for
+    one that always rates the damaged copy lower, and, unlike D, it does not grow with the number of items."""
+    n_perturbations, n_metrics, n_items = differences.shape
+    paired = np.isfinite(differences).reshape(-1, n_items)
+    below = np.where(
+        paired, (differences.reshape(-1, n_items) > 0) + 0.5 * (differences.reshape(-1, n_items) == 0), 0.0
+    )
+    counts, shares = weights @ paired.T.astype(float), weights @ below.T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_pair = np.where(counts > 0, shares / np.maximum(counts, 1e-300), np.nan).reshape(
+            -1, n_perturbations, n_metrics
+        )
+    defined = np.isfinite(per_pair)
+    per_metric = defined.sum(axis=2)
+    with np.errstate(invalid="ignore"):
+        per_perturbation = np.where(per_metric > 0, np.where(defined, per_pair, 0.0).sum(axis=2) / per_metric, np.nan)
+    return _level_balanced_rows(per_perturbation, levels)
+
+
 def interval_names(metric: str) -> tuple[str, str]:
     """The names of a metric's bounds, ``<base>_ci_low<suffix>`` and ``<base>_ci_high<suffix>`` (``D/typos``:
     ``D_ci_low/typos``; ``D_avg``: ``D_avg_ci_low``), the suites' naming, which judge-report reads."""

@@ -1,6 +1,6 @@
 """Yardsticks for the headlines, computed from the data without calling a model: what a judge that answers at random
 or always the same gets, what a judge gets that always prefers the first or the longer answer (pairwise FBI), and
-what one human gets against the others.
+what one human gets against the others, beside what a judge gets against the same others (:func:`leave_one_out`).
 
 Plain NumPy/SciPy. Closed forms where they exist (the value is the exact expectation, the interval where given is
 the range 95 % of such judges fall in on these items); otherwise a seeded simulation of :data:`SIMULATIONS` judges,
@@ -10,15 +10,16 @@ the value their mean and the interval their 2.5-97.5 % range.
 from __future__ import annotations
 
 import math
-import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import stats
 
 from scorers.correlation import pearson_rows
 from scorers.discernment import item_bootstrap
 from scorers.labels import kappa, pair_tables, weighted_tables
+from scorers.system_agreement import system_tau
 
 SIMULATIONS = 200
 """Simulated judges behind a reference without a closed form."""
@@ -61,12 +62,15 @@ def binomial_rates_range(rates: Sequence[float], sizes: Sequence[int], seed: int
 
 
 def fbi_error_rate_references(
-    paradigm: str, scales: Sequence[int | None], sizes: Sequence[int], longer_fails: Sequence[float] = ()
+    paradigm: str,
+    scales: Sequence[int | None],
+    sizes: Sequence[int],
+    longer_fails: Sequence[Sequence[float]] = (),
 ) -> list[Reference]:
     """FBI ``error_rate`` (the mean over tasks of the share of perturbed items the judge fails) of the yardsticks,
     for tasks with these rating scales (1 to ``scale``; pairwise: verdicts A, B or tie; a grader: pass or fail)
-    and numbers of perturbed items. ``longer_fails``: per pairwise item, 1 when the perturbed answer is at least as
-    long as the gold one."""
+    and numbers of perturbed items. ``longer_fails``: per pairwise task, per item, 1 when the perturbed answer is at
+    least as long as the gold one."""
     references = []
     if paradigm == "single":
         rates = [(scale + 1) / (2 * scale) for scale in scales if scale]
@@ -111,8 +115,8 @@ def fbi_error_rate_references(
         references.append(
             Reference(ALWAYS_FIRST, 1.0, 1.0, 1.0, "exact: answer A in both orders is inconsistent on every item")
         )
-        if len(longer_fails):
-            share = float(np.mean(longer_fails))
+        if any(len(task) for task in longer_fails):
+            share = float(np.mean([np.mean(task) for task in longer_fails if len(task)]))
             references.append(
                 Reference(
                     ALWAYS_LONGER,
@@ -120,7 +124,8 @@ def fbi_error_rate_references(
                     share,
                     share,
                     "exact on these items: the longer answer (in characters; a tie when equal) in both orders fails "
-                    "where the perturbed answer is at least as long as the gold one",
+                    "where the perturbed answer is at least as long as the gold one (the mean over the tasks of "
+                    "each task's share)",
                 )
             )
     return references
@@ -212,20 +217,62 @@ def pearson_references(
     ]
 
 
-def leave_one_out_pearson(annotators: np.ndarray) -> float:
-    """Each annotator's Pearson with the mean of the others (annotators x items, NaN where missing; items scored
-    by the annotator and at least one other), averaged over annotators whose r is defined."""
-    values = []
+Agreement = Callable[[np.ndarray, np.ndarray], float]
+"""An agreement statistic of two item-aligned score vectors (NaN where a score is missing), NaN where undefined."""
+
+
+def pearson_agreement(first: np.ndarray, second: np.ndarray) -> float:
+    """Pearson's r over the items both scored (``scipy.stats.pearsonr``); NaN with fewer than 3 such items or a
+    side without spread."""
+    both = np.isfinite(first) & np.isfinite(second)
+    x, y = first[both], second[both]
+    if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return math.nan
+    return float(stats.pearsonr(x, y).statistic)
+
+
+def system_tau_agreement(systems: Sequence[str | None]) -> Agreement:
+    """Kendall's tau-b between the two sides' mean score per system (the adherence suite's ``system_tau``), for
+    items written by ``systems``."""
+
+    def agreement(first: np.ndarray, second: np.ndarray) -> float:
+        return system_tau(first, second, systems).value
+
+    return agreement
+
+
+@dataclass(frozen=True)
+class LeaveOneOut:
+    """Agreement with leave-one-annotator-out means: ``annotators``, the mean over annotators of each one's agreement
+    with the mean of the others; ``judges``, per judge, the mean over annotators of the judge's agreement with the
+    same means of the others (the annotator's own scores left out, as for the annotator). NaN where undefined."""
+
+    annotators: float
+    judges: tuple[float, ...]
+
+
+def leave_one_out(annotators: np.ndarray, agreement: Agreement, judges: Sequence[np.ndarray] = ()) -> LeaveOneOut:
+    """Annotators (annotators x items, NaN where one did not score an item) and judges (items) scored against the same
+    leave-one-out means, so that a judge as good as one more annotator scores what the annotators score: for each
+    annotator, the mean of the others on each item (items at least one other scored), then ``agreement`` of the
+    annotator and of each judge with that mean, each averaged over the annotators where it is defined. Against the
+    mean of all annotators a judge would be scored against a less noisy target than any annotator is."""
+    annotators = np.asarray(annotators, dtype=float)
+    own: list[float] = []
+    judged: list[list[float]] = [[] for _ in judges]
     for index in range(annotators.shape[0]):
         others = np.delete(annotators, index, axis=0)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            rest = np.nanmean(others, axis=0)
-        both = np.isfinite(annotators[index]) & np.isfinite(rest)
-        x, y = annotators[index, both], rest[both]
-        if x.size >= 3 and np.ptp(x) > 0 and np.ptp(y) > 0:
-            values.append(float(np.corrcoef(x, y)[0, 1]))
-    return float(np.mean(values)) if values else math.nan
+        scored = np.isfinite(others).sum(axis=0)
+        rest = np.where(scored > 0, np.nansum(others, axis=0) / np.maximum(scored, 1), np.nan)
+        own.append(agreement(annotators[index], rest))
+        for values, judge in zip(judged, judges, strict=True):
+            values.append(agreement(np.asarray(judge, dtype=float), rest))
+    return LeaveOneOut(_defined_mean(own), tuple(_defined_mean(values) for values in judged))
+
+
+def _defined_mean(values: Sequence[float]) -> float:
+    finite = [value for value in values if not math.isnan(value)]
+    return float(np.mean(finite)) if finite else math.nan
 
 
 MAJORITY = "majority class"

@@ -8,6 +8,7 @@ all systems as the data has them. Plain NumPy/SciPy, called by the adherence met
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from collections.abc import Hashable, Sequence
@@ -27,6 +28,34 @@ MAX_UNDEFINED_RESAMPLES = 0.01
 """Above this share of document resamples without a defined tau, the interval is NaN (as for the correlations)."""
 
 
+FEW_SYSTEMS = 8
+"""Below this many systems a system-level tau is coarse: it moves in large steps, and chance reaches large values."""
+
+
+def few_systems_caveat(n_systems: int) -> str | None:
+    """What a system-level tau over fewer than :data:`FEW_SYSTEMS` systems can say, from the exact distribution of
+    Kendall's tau of untied rankings under no agreement (every permutation of the systems equally likely); ``None``
+    from :data:`FEW_SYSTEMS` systems on, or below :data:`MIN_SYSTEMS`."""
+    if not MIN_SYSTEMS <= n_systems < FEW_SYSTEMS:
+        return None
+    pairs = n_systems * (n_systems - 1) // 2
+    taus = np.array(
+        [
+            1 - 4 * sum(a > b for i, a in enumerate(order) for b in order[i + 1 :]) / (n_systems * (n_systems - 1))
+            for order in itertools.permutations(range(n_systems))
+        ]
+    )
+    steps = np.unique(np.round(taus, 12))
+    tail = np.array([np.mean(taus >= step - 1e-12) for step in steps])
+    reaching = steps[tail < 0.05]
+    significant = f"only a tau of {reaching[0]:.3f} or more has" if reaching.size else "no tau has"
+    return (
+        f"over {n_systems} systems (fewer than {FEW_SYSTEMS}), a criterion's Kendall tau moves in steps of "
+        f"{2 / pairs:.3f}, and under no agreement at all it is at least 0.6 with probability "
+        f"{np.mean(taus >= 0.6 - 1e-12):.3f}; {significant} a one-sided p below 0.05"
+    )
+
+
 @dataclass(frozen=True)
 class SystemTau:
     """One criterion's system-level tau, the number of systems it ranks, and why it is NaN where it is."""
@@ -36,13 +65,14 @@ class SystemTau:
     reason: str | None = None
 
 
-def system_means(scores: Sequence[float], systems: Sequence[Hashable | None]) -> dict[Hashable, float]:
+def system_means(scores: Sequence[float] | np.ndarray, systems: Sequence[Hashable | None]) -> dict[Hashable, float]:
     """The mean finite score of each named system (responses without a system or a finite score left out)."""
-    totals: dict[Hashable, list[float]] = {}
-    for score, system in zip(np.asarray(scores, dtype=float), systems, strict=True):
-        if system is not None and math.isfinite(score):
-            totals.setdefault(system, []).append(float(score))
-    return {system: float(np.mean(values)) for system, values in totals.items()}
+    values = np.asarray(scores, dtype=float)
+    index: dict[Hashable, int] = {}
+    codes = np.array([-1 if system is None else index.setdefault(system, len(index)) for system in systems], dtype=int)
+    codes[~np.isfinite(values)] = -1
+    means = {system: values[codes == code] for system, code in index.items()}
+    return {system: float(np.mean(scored)) for system, scored in means.items() if scored.size}
 
 
 def _paired(
@@ -57,7 +87,9 @@ def _paired(
     return named & np.isfinite(judge_scores) & np.isfinite(human_scores)
 
 
-def system_tau(judge: Sequence[float], human: Sequence[float], systems: Sequence[Hashable | None]) -> SystemTau:
+def system_tau(
+    judge: Sequence[float] | np.ndarray, human: Sequence[float] | np.ndarray, systems: Sequence[Hashable | None]
+) -> SystemTau:
     """Kendall's tau-b between the judge's and the humans' system means, over the responses both scored."""
     keep = _paired(judge, human, systems)
     kept = [system for system, flag in zip(systems, keep, strict=True) if flag]

@@ -15,6 +15,7 @@ from scorers.system_agreement import (
     SYSTEM_JUDGE_CONSTANT,
     batched_tau_b,
     document_resamples,
+    few_systems_caveat,
     system_agreement,
     system_means,
     system_tau,
@@ -127,3 +128,13 @@ def test_select_documents_keeps_every_response_of_a_drawn_document():
     assert chosen == select_documents(items, 4, seed=2) != select_documents(items, 4, seed=3)
     assert chosen == sorted(chosen, key=items.index)
     assert select_documents(items, None, 0) == items
+
+
+def test_a_tau_over_fewer_than_eight_systems_is_flagged_with_its_exact_null_distribution():
+    # 6 systems: 15 pairs, steps of 2/15; tau >= 0.6 is at most 3 discordant pairs, 1 + 5 + 14 + 29 = 49 of the 720
+    # orders (Mahonian numbers); 0.733 (2 discordant, 20 of 720 = 0.028) is the smallest with a one-sided p < 0.05
+    caveat = few_systems_caveat(6)
+    assert caveat is not None and "steps of 0.133" in caveat and f"probability {49 / 720:.3f}" in caveat
+    assert "only a tau of 0.733 or more" in caveat
+    assert few_systems_caveat(8) is None and few_systems_caveat(2) is None
+    assert "no tau has" in (few_systems_caveat(3) or "")

@@ -190,7 +190,14 @@ def test_paper_tables_plots_and_formats_are_written(report_dir):
         "adherence_groups",
         "coeval_table1",
         "dhp_response_styles",
+        "dhp_rated_below",
     }
+    with (report_dir / "tables" / "dhp_rated_below.csv").open() as handle:
+        below = {
+            row["judge"].rpartition("/")[2]: float(row["dhp rated below original"]) for row in csv.DictReader(handle)
+        }
+    # judge-a rates every original 5 and every copy 1; the constant judge ties every pair (half)
+    assert below == {"judge-a": 1.0, "judge-b": 0.5, "judge-c": 1.0}
     with (report_dir / "tables" / "dhp_d_by_perturbation.csv").open() as handle:
         by_judge = {row["judge"].rpartition("/")[2]: row for row in csv.DictReader(handle)}
     assert float(by_judge["judge-a"]["typos_major"]) == pytest.approx(D_FOUR_PAIRS)
@@ -211,26 +218,34 @@ def test_paper_tables_plots_and_formats_are_written(report_dir):
     assert (report_dir / "plots" / "adherence_groups.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     document = json.loads((report_dir / "report.json").read_text())
     assert len(document["runs"]) == 10
-    # judge-b's answers to the adherence task never parse: its Pearson is undefined, so it is compared with no one;
-    # judge-a's criteria lists came back identical, so its cc and icc are undefined and not compared either
-    identical, *not_compared = sorted(document["notes"], key=lambda note: not note.startswith("file:"))
+    # judge-b's answers to the adherence task never parse: its Pearson is undefined, so it is compared with no one
+    # and the other judge is left with no one to be compared with; judge-a's criteria lists came back identical, so
+    # its cc and icc are undefined, and the same follows
+    identical, *unranked = sorted(document["notes"], key=lambda note: not note.startswith("file:"))
     assert f"{IDENTICAL_LISTS} (openai-api/fakejudge/judge-a): in 2 of 2 task descriptions" in identical
-    assert sorted(note.partition(":")[0] for note in not_compared) == [
-        "adherence criterion pearson",
-        "coeval_criteria cc",
-        "coeval_criteria icc",
-    ]
-    assert all("judge-a and openai-api/fakejudge/judge-b are not compared" in note for note in not_compared)
+    # 12 SummEval responses drawn from 7 systems: the system-level tau is flagged once, whatever the judges
+    (coarse,) = [note for note in unranked if "system_tau is coarse" in note]
+    assert coarse.startswith("adherence_summeval_criterion: system_tau is coarse over 7 systems") and "0.619" in coarse
+    unranked.remove(coarse)
+    expected = {
+        "adherence criterion pearson": ("judge-b has no value", "judge-a is unranked: compared with no other judge"),
+        "coeval_criteria cc": ("judge-a has no value", "judge-b is unranked: compared with no other judge"),
+        "coeval_criteria icc": ("judge-a has no value", "judge-b is unranked: compared with no other judge"),
+    }
+    assert sorted(unranked) == sorted(
+        note for column, says in expected.items() for note in unranked if note.startswith(column)
+    ), unranked
+    for column, says in expected.items():
+        notes = [note for note in unranked if note.startswith(f"{column}:")]
+        assert len(notes) == 2 and all(any(said in note for note in notes) for said in says), unranked
 
 
 @pytest.mark.integration
-def test_judges_are_compared_on_the_items_they_share_and_ranked_in_groups(report_dir):
+def test_judges_are_compared_on_the_items_they_share_and_ranked(report_dir):
     document = json.loads((report_dir / "report.json").read_text())
     pairs = {(row["column"], row["a"][-7:], row["b"][-7:]): row for row in document["comparisons"]}
     assert set(document["comparisons"][0]) >= {"column", "a", "b", "difference", "ci_low", "ci_high", "p"}
     for column in ("dhp D_avg", "fbi single error_rate"):
-        assert pairs[(column, "judge-a", "judge-b")]["p_adjusted"] < 0.05
-        assert pairs[(column, "judge-b", "judge-c")]["p_adjusted"] < 0.05
         twins = pairs[(column, "judge-a", "judge-c")]
         assert (twins["difference"], twins["ci_low"], twins["ci_high"], twins["p_adjusted"]) == (0.0, 0.0, 0.0, 1.0)
     # 9 items, every one discordant the same way: McNemar's p = 2 / 2^9; Holm multiplies the two smallest by 3 and 2
@@ -238,21 +253,25 @@ def test_judges_are_compared_on_the_items_they_share_and_ranked_in_groups(report
     fbi = pairs[("fbi single error_rate", "judge-a", "judge-b")]
     assert (fbi["difference"], fbi["n_items"]) == (-1.0, 9) and fbi["test"].startswith("exact McNemar")
     assert (fbi["p"], fbi["p_adjusted"]) == (pytest.approx(2 / 2**9), pytest.approx(3 * 2 / 2**9))
+    assert pairs[("fbi single error_rate", "judge-b", "judge-c")]["p_adjusted"] < 0.05
+    # 4 texts: no paired test on 4 items gives a p below 2 / 2^4, so D_avg cannot tell the judges apart here
     dhp = pairs[("dhp D_avg", "judge-a", "judge-b")]
     assert dhp["difference"] == pytest.approx(D_FOUR_PAIRS) and dhp["n_items"] == 4
-    assert dhp["test"].startswith("paired item bootstrap")
-    groups = {
+    assert dhp["test"].startswith("paired t-test from the item bootstrap") and dhp["p"] >= 2 / 2**4
+    ranks = {
         (row["labels"][0][-7:], column): cell["rank_group"]
         for row in document["leaderboard"]["rows"]
         for column, cell in row["cells"].items()
         if not row["reference"]
     }
-    for column in ("dhp D_avg", "fbi single error_rate"):
-        assert [groups[(judge, column)] for judge in JUDGES] == [1, 2, 1]
+    # rank = 1 + the judges significantly better: judge-b has two above it on FBI, none on DHP's 4 texts
+    assert [ranks[(judge, "fbi single error_rate")] for judge in JUDGES] == [1, 3, 1]
+    assert [ranks[(judge, "dhp D_avg")] for judge in JUDGES] == [1, 1, 1]
+    assert document["rank_rule"].startswith("rank = 1 + the number of judges significantly better")
     markdown = (report_dir / "report.md").read_text()
     assert "### Judges compared" in markdown and "### References (not ranked)" in markdown
     terminal = markdown.split("## Leaderboard")[1].split("Each headline")[0].strip().splitlines()
-    assert "| 0.93 [0.93, 0.93] #1 | 0.93 [0.93, 0.93] #1 | 0.00 [0.00, 0.00] #2 |" in "\n".join(terminal)
+    assert "| 0.93 [0.93, 0.93] #1 | 0.93 [0.93, 0.93] #1 | 0.00 [0.00, 0.00] #1 |" in "\n".join(terminal)
     assert max(len(line) for line in terminal) <= 100, "\n".join(terminal)
     page = (report_dir / "report.html").read_text(encoding="utf-8")
     assert "0.93 #1" in page and "<h2>Judges compared</h2>" in page and '<tr class="reference">' in page
