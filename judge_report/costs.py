@@ -213,10 +213,12 @@ def read_usage(run: Run) -> Usage | None:
         return None
     started, completed = _time(header.stats.started_at), _time(header.stats.completed_at)
     judgments = cached = input_tokens = output_tokens = timed = 0
+    asked: list[datetime] = []
     for sample in samples:
         for event in sample.events:
             if not isinstance(event, ModelEvent) or event.role is not None or event.error:
                 continue
+            asked += [event.timestamp, event.completed or event.timestamp]
             answers = max(len(event.output.choices), 1)
             judgments += answers
             if started is not None and event.timestamp.timestamp() >= started.timestamp():
@@ -227,6 +229,8 @@ def read_usage(run: Run) -> Usage | None:
                 input_tokens += event.output.usage.input_tokens
                 output_tokens += event.output.usage.output_tokens
     seconds = (completed - started).total_seconds() if started is not None and completed is not None else 0.0
+    if asked:  # the log's start and end are whole seconds: a run shorter than one reads 0 without its requests' span
+        seconds = max(seconds, (max(asked) - min(asked)).total_seconds())
     return Usage(judgments, cached, input_tokens, output_tokens, seconds, timed, 1)
 
 
