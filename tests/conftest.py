@@ -47,6 +47,17 @@ def judge_folder(tmp_path_factory):
         pytest.skip(str(missing))
 
 
+@pytest.fixture(scope="session")
+def hf_judge(judge_folder):
+    """The bundled judge as inspect's hf/ provider loads it, once per test session: loading it (the GGUF weights
+    de-quantised) is seconds that every test on it would pay again."""
+    from inspect_ai.model import get_model
+
+    from judge_data.local_judge import model_args
+
+    return get_model("hf/smollm2", memoize=False, **model_args(judge_folder))
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     """Under ``CI=true`` a skipped test fails: a missing install step or data folder must not turn CI green.
