@@ -9,6 +9,10 @@ import pytest
 
 # Tests never reach the Hugging Face hub; offline mode also spares inspect's model-info look-up for hf/ models.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # One core per worker (pyproject: -n auto), for torch here and in the commands the tests start: with a thread
+    # per core, a CPU-judge run beside another worker's test took 3-6 times as long (its threads wait on each other).
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 DATA_ENV = "JUDGE_META_EVAL_DATA"
 """Folder with the shared real data (default: ../shared/data beside the project root)."""
