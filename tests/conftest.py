@@ -9,6 +9,10 @@ import pytest
 
 # Tests never reach the Hugging Face hub; offline mode also spares inspect's model-info look-up for hf/ models.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # One core per worker (pyproject: -n auto), for torch here and in the commands the tests start: with a thread
+    # per core, a CPU-judge run beside another worker's test took 3-6 times as long (its threads wait on each other).
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 DATA_ENV = "JUDGE_META_EVAL_DATA"
 """Folder with the shared real data (default: ../shared/data beside the project root)."""
@@ -45,6 +49,17 @@ def judge_folder(tmp_path_factory):
         return prepare(tmp_path_factory.mktemp("judge-cache"))
     except FileNotFoundError as missing:
         pytest.skip(str(missing))
+
+
+@pytest.fixture(scope="session")
+def hf_judge(judge_folder):
+    """The bundled judge as inspect's hf/ provider loads it, once per test session: loading it (the GGUF weights
+    de-quantised) is seconds that every test on it would pay again."""
+    from inspect_ai.model import get_model
+
+    from judge_data.local_judge import model_args
+
+    return get_model("hf/smollm2", memoize=False, **model_args(judge_folder))
 
 
 @pytest.hookimpl(hookwrapper=True)

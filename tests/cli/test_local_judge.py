@@ -7,7 +7,7 @@ from inspect_ai import eval as inspect_eval
 
 from fbi_tasks.fbi import pairwise, reference, single
 from fbi_tasks.prompts import PAIRWISE_STRATEGIES, SINGLE_STRATEGIES
-from judge_data.local_judge import GGUF_FILE, inspect_model_args, model_args
+from judge_data.local_judge import GGUF_FILE, inspect_model_args
 
 pytestmark = pytest.mark.local_judge
 
@@ -19,7 +19,7 @@ def test_prepared_folder_holds_tokenizer_and_weights(judge_folder):
     assert f"model_path={judge_folder}" in args and f"gguf_file={GGUF_FILE}" in args
 
 
-def test_every_fbi_paradigm_runs_on_the_cpu_judge(judge_folder, fbi_data, tmp_path, monkeypatch):
+def test_every_fbi_paradigm_runs_on_the_cpu_judge(hf_judge, fbi_data, tmp_path, monkeypatch):
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
     # one item per task: the stand-in judge covers every strategy and the score-invariant path; here each paradigm
     # goes through the real hf/ provider, with its longest prompt (axis_rubric, axis_rules), and both scoring modes
@@ -32,8 +32,7 @@ def test_every_fbi_paradigm_runs_on_the_cpu_judge(judge_folder, fbi_data, tmp_pa
     ]
     logs = inspect_eval(
         tasks,
-        model="hf/smollm2",
-        model_args=model_args(judge_folder),
+        model=hf_judge,
         max_tokens=12,  # enough for a verdict or a rating; every answer is parsed or counted either way
         log_dir=str(tmp_path / "logs"),
         display="log",
@@ -57,7 +56,7 @@ def test_every_fbi_paradigm_runs_on_the_cpu_judge(judge_folder, fbi_data, tmp_pa
             assert answers and all(answer.strip() for answer in answers.values())
 
 
-def test_every_adherence_setting_runs_on_the_cpu_judge(judge_folder, tmp_path, monkeypatch):
+def test_every_adherence_setting_runs_on_the_cpu_judge(hf_judge, tmp_path, monkeypatch):
     from adherence_tasks.adherence import summeval as adherence_summeval
     from tests.conftest import data_folder
 
@@ -69,8 +68,7 @@ def test_every_adherence_setting_runs_on_the_cpu_judge(judge_folder, tmp_path, m
             adherence_summeval(scoring="perplexity", data_dir=folder, n=2),
             *(adherence_summeval(setting=setting, data_dir=folder, n=2) for setting in settings),
         ],
-        model="hf/smollm2",
-        model_args=model_args(judge_folder),
+        model=hf_judge,
         max_tokens=8,
         log_dir=str(tmp_path / "logs"),
         display="log",
@@ -90,7 +88,7 @@ def test_every_adherence_setting_runs_on_the_cpu_judge(judge_folder, tmp_path, m
     assert {len(sample.store["judge_samples"]) for sample in logs[3].samples} == {4}
 
 
-def test_storycloze_by_likelihood_on_the_cpu_judge(judge_folder, dhp_data, tmp_path, monkeypatch):
+def test_storycloze_by_likelihood_on_the_cpu_judge(hf_judge, dhp_data, tmp_path, monkeypatch):
     from dhp_tasks.dhp import storycloze
 
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
@@ -100,8 +98,7 @@ def test_storycloze_by_likelihood_on_the_cpu_judge(judge_folder, dhp_data, tmp_p
             storycloze(data_dir=folder, n=6, perturbations="typos,random_ending", scoring="perplexity"),
             storycloze(data_dir=folder, n=2, perturbations="typos", scoring="logprobs"),
         ],
-        model="hf/smollm2",
-        model_args=model_args(judge_folder),
+        model=hf_judge,
         log_dir=str(tmp_path / "logs"),
         display="log",
         max_tasks=1,

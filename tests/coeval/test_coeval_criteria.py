@@ -475,7 +475,7 @@ def test_unparsable_answers_are_counted_and_values_undefined(tmp_path, minilm):
 
 
 @pytest.mark.local_judge
-def test_cpu_judge_writes_criteria(tmp_path, monkeypatch, minilm, judge_folder):
+def test_cpu_judge_writes_criteria(tmp_path, monkeypatch, minilm, hf_judge):
     """The real hf/ provider with sampled lists (temperature, several answers); the stand-in judge covers every
     dataset's prompts. ``local-judge`` loads the judge with ``do_sample=false``: inspect's hf provider then decodes
     greedily whatever temperature a request asks for, so the sampled lists repeat the reference and CC / ICC are NaN,
@@ -483,7 +483,6 @@ def test_cpu_judge_writes_criteria(tmp_path, monkeypatch, minilm, judge_folder):
     from inspect_ai import eval as inspect_eval
 
     from coeval_tasks.criteria import criteria
-    from judge_data.local_judge import model_args
 
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
     tasks = [
@@ -492,8 +491,7 @@ def test_cpu_judge_writes_criteria(tmp_path, monkeypatch, minilm, judge_folder):
     ]
     logs = inspect_eval(
         tasks,
-        model="hf/smollm2",
-        model_args=model_args(judge_folder),
+        model=hf_judge,
         max_tokens=32,
         log_dir=str(tmp_path / "logs"),
         display="log",

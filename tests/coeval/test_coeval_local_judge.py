@@ -6,13 +6,12 @@ import pytest
 from inspect_ai import eval as inspect_eval
 
 from coeval_tasks.scoring import eli5, rocstories
-from judge_data.local_judge import model_args
 from tests.coeval.test_coeval_criteria import coeval_folder
 
 pytestmark = pytest.mark.local_judge
 
 
-def test_step_by_step_scoring_runs_on_the_cpu_judge(judge_folder, tmp_path, monkeypatch):  # noqa: F811
+def test_step_by_step_scoring_runs_on_the_cpu_judge(hf_judge, tmp_path, monkeypatch):  # noqa: F811
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
     # two criteria each keep the conversations short: every turn re-reads the whole history on the CPU; two of the
     # three datasets (the stand-in judge covers every dataset's prompts)
@@ -22,8 +21,7 @@ def test_step_by_step_scoring_runs_on_the_cpu_judge(judge_folder, tmp_path, monk
     }
     logs = inspect_eval(
         [make(data_dir=str(coeval_folder(name)), criteria=criteria, n=1) for name, (make, criteria) in tasks.items()],
-        model="hf/smollm2",
-        model_args=model_args(judge_folder),
+        model=hf_judge,
         max_tokens=16,
         log_dir=str(tmp_path / "logs"),
         display="log",

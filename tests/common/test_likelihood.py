@@ -185,14 +185,6 @@ def test_inspect_eval_stores_the_likelihood_of_each_sample(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def hf_judge(judge_folder):
-    """The bundled judge as inspect's hf/ provider loads it (the one load of the provider in this session)."""
-    from judge_data.local_judge import model_args
-
-    return get_model("hf/smollm2", memoize=False, **model_args(judge_folder))
-
-
-@pytest.fixture(scope="module")
 def reference(judge_folder):
     """An independent transformers copy of the judge and its tokenizer, for the direct computation."""
     from transformers import AutoModelForCausalLM, AutoTokenizer

@@ -167,17 +167,16 @@ def test_perplexity_metrics_are_the_same_in_both_harnesses(tmp_path, dhp_data, j
 
 
 @pytest.mark.local_judge
-def test_cpu_judge_log_likelihoods_agree_between_inspect_hf_and_lm_eval_hf(judge_folder, dhp_data):
+def test_cpu_judge_log_likelihoods_agree_between_inspect_hf_and_lm_eval_hf(judge_folder, hf_judge, dhp_data):
     """Two Story Cloze endings given their context and one text without context (lm-eval's empty-context branch):
     both harnesses sum the same tokens' log-probabilities, each from its own fp32 copy of the model."""
     import asyncio
 
     import torch
-    from inspect_ai.model import get_model
     from lm_eval.api.instance import Instance
     from lm_eval.models.huggingface import HFLM
 
-    from judge_data.local_judge import GGUF_FILE, model_args
+    from judge_data.local_judge import GGUF_FILE
     from lm_eval_tasks.utils import likelihood_context, likelihood_continuation
     from solvers.likelihood import response_likelihood
 
@@ -186,15 +185,14 @@ def test_cpu_judge_log_likelihoods_agree_between_inspect_hf_and_lm_eval_hf(judge
     documents.append({"metadata": json.dumps({"context": None, "response": "The committee approved the budget."})})
     pairs = [(likelihood_context(doc), likelihood_continuation(doc)) for doc in documents]
 
-    inspect_judge = get_model("hf/smollm2", memoize=False, **model_args(judge_folder))
     lm_eval_judge = HFLM(
         pretrained=str(judge_folder), gguf_file=GGUF_FILE, tokenizer=str(judge_folder), dtype="float32", device="cpu"
     )
-    assert inspect_judge.api.model.dtype == lm_eval_judge.model.dtype == torch.float32
+    assert hf_judge.api.model.dtype == lm_eval_judge.model.dtype == torch.float32
 
     async def inspect_scores():
         return [
-            await response_likelihood(inspect_judge, meta.get("context"), meta["response"])
+            await response_likelihood(hf_judge, meta.get("context"), meta["response"])
             for meta in (json.loads(doc["metadata"]) for doc in documents)
         ]
 
