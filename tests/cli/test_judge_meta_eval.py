@@ -302,6 +302,8 @@ def test_the_quick_dhp_suite_runs_on_the_cpu_judge(judge_folder, tmp_path):
         str(tmp_path / "report"),
         "--display",
         "log",
+        "--max-connections",
+        "4",
     ]
     dry = run_cli([*command, "--dry-run"], tmp_path, {"HF_HUB_OFFLINE": "1"}, timeout=1200)
     assert "counted with the judge's tokenizer" in dry.stdout
