@@ -317,7 +317,8 @@ def test_html_page_is_self_contained(report_dir):
     images = [attrs["src"] for tag, attrs in page.tags if tag == "img"]
     assert len(images) >= 5 and all(src.startswith("data:image/png;base64,") for src in images)
     assert not [attrs for tag, attrs in page.tags if tag in ("link", "script") and ("href" in attrs or "src" in attrs)]
-    assert sum(tag == "table" for tag, _ in page.tags) == 15  # with the judges' cost and speed and DHP's rated-below table
+    # with the judges' cost and speed and DHP's rated-below table
+    assert sum(tag == "table" for tag, _ in page.tags) == 15
 
 
 @pytest.mark.integration
