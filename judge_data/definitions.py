@@ -4,19 +4,16 @@ its runs comparable.
 Each suite package holds one :class:`SuiteDefinition` (``<suite>_tasks/definition.py``). Its inspect tasks take
 their option defaults from it and check their options with it before any data is read; lm-eval's task files and
 hooks take the same defaults from it; ``judge-report`` takes the headlines and the comparability settings from it;
-and the options table in the suite's README is generated from it (``python -m judge_data.definitions`` rewrites
-the tables; a test fails when one is out of date).
+and the options table in the suite's README is generated from it (``python -m judge_meta_eval.suites``, which lists
+the suites, rewrites the tables; a test fails when one is out of date).
 """
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import re
-import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TypeVar
 
 from judge_data.options import OptionError
@@ -276,19 +273,7 @@ PRESET_METADATA = ("preset", "preset_version")
 """The log metadata keys naming the ``judge-meta-eval`` preset a run belongs to: runs of different presets (or
 versions of one) are never compared, whatever their suite's settings."""
 
-SUITE_MODULES = ("dhp_tasks", "fbi_tasks", "adherence_tasks", "coeval_tasks", "grader_tasks")
-"""The suite packages, each with a ``definition`` module holding its definitions (``DEFINITIONS``)."""
-
 _GENERATED = re.compile(r"(<!-- generated: (\w+) -->\n)(?:.*?\n)?(<!-- end of generated \2 -->)", re.DOTALL)
-
-
-def definitions() -> dict[str, SuiteDefinition]:
-    """Every suite definition by name, from the suite packages."""
-    found: dict[str, SuiteDefinition] = {}
-    for package in SUITE_MODULES:
-        for definition in importlib.import_module(f"{package}.definition").DEFINITIONS:
-            found[definition.name] = definition
-    return found
 
 
 def readme_with_tables(text: str, definitions_by_block: Mapping[str, Callable[[], str]]) -> str:
@@ -301,38 +286,3 @@ def readme_with_tables(text: str, definitions_by_block: Mapping[str, Callable[[]
         return f"{match.group(1)}{definitions_by_block[name]()}\n{match.group(3)}"
 
     return _GENERATED.sub(fill, text)
-
-
-def generated_blocks() -> dict[Path, dict[str, Callable[[], str]]]:
-    """For each suite README, the generated blocks it holds: ``<suite>_options`` and ``<suite>_versions``; for
-    lm-eval's, ``lm_eval_options``."""
-    root = Path(__file__).resolve().parents[1]
-    blocks: dict[Path, dict[str, Callable[[], str]]] = {}
-    for package in SUITE_MODULES:
-        for definition in importlib.import_module(f"{package}.definition").DEFINITIONS:
-            path = root / package / definition.readme
-            blocks.setdefault(path, {})
-            blocks[path][f"{definition.name}_options"] = definition.options_table
-            blocks[path][f"{definition.name}_versions"] = definition.changelog_table
-    blocks[root / "lm_eval_tasks" / "README.md"] = {"lm_eval_options": lm_eval_options_table}
-    return blocks
-
-
-def lm_eval_options_table() -> str:
-    """lm-eval's README table of the options each kind of task reads from its metadata, from the definitions."""
-    rows = ["| definition | tasks | options (default) |", "|---|---|---|"]
-    for definition in definitions().values():
-        rows += definition.lm_eval_rows()
-    return "\n".join(rows)
-
-
-def main() -> None:
-    """Rewrite the generated tables of every suite README (and lm-eval's options table) from the definitions."""
-    for path, blocks in generated_blocks().items():
-        text = path.read_text(encoding="utf-8")
-        path.write_text(readme_with_tables(text, blocks), encoding="utf-8")
-        print(f"wrote {path}", file=sys.stderr)
-
-
-if __name__ == "__main__":
-    main()

@@ -11,7 +11,6 @@ send (:mod:`judge_meta_eval.dry_run`), the check of each judge included, and, wi
 from __future__ import annotations
 
 import argparse
-import importlib
 import importlib.util
 import inspect as pyinspect
 import os
@@ -37,6 +36,7 @@ from judge_meta_eval import dry_run
 from judge_meta_eval.presets import SUITES, Preset, PresetTask, load_preset, preset_names
 from judge_meta_eval.recorded import add_parser as add_recorded_parser
 from judge_meta_eval.recorded import run_recorded
+from judge_meta_eval.suites import task_function
 from scorers.criteria_consistency import DEFAULT_EMBEDDER, unscored_tasks
 from solvers.likelihood import gives_likelihoods
 from solvers.reading.logprobs import gives_logprobs
@@ -94,8 +94,8 @@ def plan(model: str, tasks: Sequence[PresetTask]) -> Planned:
 def build_task(entry: PresetTask, data_root: Path | None, overrides: Mapping[str, Any]) -> Task:
     """The inspect task of a preset entry: its options, the data under ``data_root``, the task options the user
     overrides (those the task takes), and the preset's bound on answer length."""
-    package, name = entry.task.split("/", 1)
-    function = getattr(importlib.import_module(f"{package}._registry"), name)
+    function = task_function(entry.task)
+    assert function is not None, f"{entry.task}: the preset's loader checks its tasks"
     args = dict(entry.args)
     if data_root is not None and entry.data:
         args["data_dir"] = str(data_root / entry.data)

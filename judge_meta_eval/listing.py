@@ -15,7 +15,6 @@ from the pinned sources the data modules download.
 from __future__ import annotations
 
 import argparse
-import importlib
 import inspect
 import re
 import sys
@@ -30,8 +29,9 @@ from adherence_tasks.data import BARTSCORE, HANNA, JUDGE_BENCH, NEXT_CHAPTER, OP
 from coeval_tasks.data import COEVAL_COMMIT, COEVAL_REPO
 from dhp_tasks.data import SQUAD_DEV_URL, STORYCLOZE_URL, SUMMEVAL_URL, SUMPUBMED_RAW, WMT22_RAW, WMT22_XML
 from fbi_tasks.data import FBI_RELEASE_URL
-from judge_data.definitions import TASK_OPTIONS, definitions
+from judge_data.definitions import TASK_OPTIONS
 from judge_meta_eval.presets import load_preset
+from judge_meta_eval.suites import definitions, suite_package
 from scorers.criteria_consistency import DEFAULT_EMBEDDER, unscored_tasks
 
 LISTING_FILE = "eval.yaml"
@@ -110,12 +110,14 @@ def listed_tasks(package: str) -> list[tuple[str, Any, str]]:
     """The package's registered tasks on public data, ``(registered name, task function, data folder)``, in its
     order: those the full preset runs (its folder of each task's data in the shared layout), which leaves out the
     tasks on the user's data or scorer and the datasets whose human scores are not public (FLASK, InstruSum)."""
-    registry = importlib.import_module(f"{package}._registry")
+    suite = suite_package(package)
+    if suite is None:
+        raise ValueError(f"{package} is not a suite package")
     folders: dict[str, str] = {}
     for entry in load_preset("full").tasks:
         folders.setdefault(entry.task, str(entry.data))
-    listed = [f"{package}/{name}" for name in registry.__all__ if name not in UNLISTED]
-    return [(name, getattr(registry, name.split("/")[1]), folders[name]) for name in listed if name in folders]
+    listed = [name for name in suite.registry.__all__ if name not in UNLISTED and f"{package}/{name}" in folders]
+    return [(f"{package}/{name}", suite.task(name), folders[f"{package}/{name}"]) for name in listed]
 
 
 def samples(function: Any, folder: Path) -> int:

@@ -17,13 +17,11 @@ from typing import Any
 import yaml
 
 from judge_data import DataError
-from judge_data.definitions import PRESET_METADATA, definitions
+from judge_data.definitions import PRESET_METADATA
+from judge_meta_eval.suites import PRESET_SUITES, definitions, suite_package, task_function
 
-SUITES = ("dhp", "fbi", "adherence", "coeval")
+SUITES = PRESET_SUITES
 """The suites a preset covers, in the order they run and report."""
-
-TASK_PACKAGES = {"dhp_tasks": "dhp", "fbi_tasks": "fbi", "adherence_tasks": "adherence", "coeval_tasks": "coeval"}
-"""The suite a task belongs to, by its package (``dhp_tasks/summeval`` belongs to ``dhp``)."""
 
 PRESET_KEYS = ("name", "version", "description", "budget", "tasks")
 TASK_KEYS = ("task", "args", "data", "max_tokens")
@@ -44,7 +42,7 @@ class PresetTask:
     @property
     def suite(self) -> str:
         """The suite the task belongs to."""
-        return TASK_PACKAGES[self.task.split("/", 1)[0]]
+        return self.task.split("/", 1)[0].removesuffix("_tasks")
 
     @property
     def scoring(self) -> str:
@@ -124,9 +122,11 @@ def parse_preset(document: Any, source: str) -> Preset:
 def _preset_task(entry: Any, where: str) -> PresetTask:
     if not isinstance(entry, dict) or set(entry) - set(TASK_KEYS) or "task" not in entry:
         raise DataError(f"{where}: expected a mapping with 'task' and optionally {list(TASK_KEYS[1:])}")
-    package = str(entry["task"]).split("/", 1)[0]
-    if package not in TASK_PACKAGES or "/" not in str(entry["task"]):
+    suite = suite_package(str(entry["task"]).split("/", 1)[0])
+    if suite is None or suite.name not in SUITES or "/" not in str(entry["task"]):
         raise DataError(f"{where}: field 'task' must be <suite>_tasks/<task>, got {entry['task']!r}")
+    if task_function(str(entry["task"])) is None:
+        raise DataError(f"{where}: field 'task': {suite.package} has no task {entry['task']!r}")
     args = entry.get("args") or {}
     if not isinstance(args, dict):
         raise DataError(f"{where}: field 'args' must be a mapping of task options")
@@ -143,7 +143,7 @@ def _preset_task(entry: Any, where: str) -> PresetTask:
 def _declared_options(task: str) -> set[str]:
     """The options a task's suite declares (CoEval's criteria task and its scoring tasks have one definition each)."""
     package, name = task.split("/", 1)
-    suite = TASK_PACKAGES[package]
+    suite = package.removesuffix("_tasks")
     if suite == "coeval":
         return {
             option.name

@@ -9,7 +9,6 @@ folder, with the published values ``--published`` names beside the measured ones
 from __future__ import annotations
 
 import argparse
-import importlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from inspect_ai import Task, eval_set
 
 from judge_data import OptionError
 from judge_data.recorded import recorded_judges
-from judge_meta_eval.presets import TASK_PACKAGES
+from judge_meta_eval.suites import task_function as registered_task
 
 NO_MODEL = "none"
 """inspect's model for tasks that call none."""
@@ -53,10 +52,7 @@ def add_parser(commands: Any) -> None:
 
 def task_function(task: str) -> Any:
     """The registered task function of ``<suite>_tasks/<task>``."""
-    package, _, name = task.partition("/")
-    function = (
-        getattr(importlib.import_module(f"{package}._registry"), name, None) if package in TASK_PACKAGES else None
-    )
+    function = registered_task(task)
     if function is None:
         raise OptionError(f"--task {task}: not a task of this package; name it <suite>_tasks/<task>, as inspect does")
     return function

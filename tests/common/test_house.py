@@ -3,24 +3,21 @@
 from __future__ import annotations
 
 import ast
-import importlib
 import inspect
 import re
 from collections.abc import Iterator
+from importlib.metadata import distribution
 from pathlib import Path
 
 import pytest
 
-from judge_data.definitions import REQUIRED, TASK_OPTIONS, Option, SuiteDefinition, TaskOptions, definitions
+from judge_data.definitions import REQUIRED, TASK_OPTIONS, Option, SuiteDefinition, TaskOptions
 from judge_data.options import OptionError
+from judge_meta_eval.suites import SUITES, definitions
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = (
-    "adherence_tasks",
-    "coeval_tasks",
-    "dhp_tasks",
-    "fbi_tasks",
-    "grader_tasks",
+    *(suite.package for suite in SUITES),
     "judge_data",
     "judge_meta_eval",
     "judge_report",
@@ -35,7 +32,7 @@ FLOORS = (
     ("solvers.reading",),
     ("solvers",),
     ("scorers",),
-    ("adherence_tasks", "coeval_tasks", "dhp_tasks", "fbi_tasks", "grader_tasks", "lm_eval_tasks"),
+    (*(suite.package for suite in SUITES), "lm_eval_tasks"),
     ("judge_report", "judge_meta_eval"),
 )
 """The floors of the house, ground first: a module imports only from its own floor or below. Shared data plumbing,
@@ -120,23 +117,13 @@ def test_no_import_runs_up_the_floors():
     assert imported_floors == set(range(len(FLOORS) - 1))  # every floor but the top one holds up another
 
 
-SUITE_REGISTRIES = (
-    "dhp_tasks._registry",
-    "fbi_tasks._registry",
-    "adherence_tasks._registry",
-    "coeval_tasks._registry",
-    "grader_tasks._registry",
-)
-"""The modules that register every suite task with inspect."""
-
-
 def test_every_task_signature_is_its_declared_options():
     """A task's signature lists exactly the options its definition binds to it, in order, with the declared defaults:
     an option declared and not in the signature (or the other way round) fails here, and one no task takes fails at
     import. So the README's table, the docstring and lm-eval's options, all generated from the definition, hold."""
     bound: dict[str, set[str]] = {}
-    for module_name in SUITE_REGISTRIES:
-        module = importlib.import_module(module_name)
+    for suite in SUITES:
+        module, module_name = suite.registry, suite.registry.__name__
         for name in module.__all__:
             function = inspect.unwrap(getattr(module, name))
             suite, task = getattr(function, TASK_OPTIONS, (None, None))
@@ -189,3 +176,46 @@ def test_an_option_no_task_takes_is_refused():
             comparable_on=(),
             tasks={"main": TaskOptions(("n",))},
         )
+
+
+def _calls_to_import_module(path: Path) -> Iterator[int]:
+    """The lines of ``path`` that import a module by name at run time (``importlib.import_module``, ``__import__``)."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if name in ("import_module", "__import__"):
+                yield node.lineno
+
+
+RUNTIME_IMPORTS = {"scorers/criteria_consistency.py": "the packaged embedder, a wheel of its own outside this project"}
+"""The files that may import a module by name at run time, and why: never one of this project's (the floors' test
+could not see it)."""
+
+
+def test_no_module_of_this_project_is_imported_by_name():
+    """The suites were once reached with ``importlib`` from the ground floor, an upward import the floors' test
+    could not see; the list in ``judge_meta_eval.suites`` imports them as any module does."""
+    found = {
+        str(path.relative_to(ROOT)): lines
+        for package in PACKAGES
+        if package != "tests"
+        for path in (ROOT / package).rglob("*.py")
+        if (lines := list(_calls_to_import_module(path)))
+    }
+    assert set(found) == set(RUNTIME_IMPORTS), found
+
+
+def test_every_suite_is_an_inspect_entry_point_and_has_its_report_view():
+    """The one list of suites is what inspect registers, and judge-report shows every definition, with a per-item
+    form of each leaderboard headline (the grader suite once lacked them, and its runs got no comparisons)."""
+    from judge_report.items import HEADLINE_STATISTICS
+    from judge_report.suites import SUITES as VIEWS
+
+    entry_points = distribution("judge-meta-eval").entry_points.select(group="inspect_ai")
+    registered = {point.name: point.value for point in entry_points if point.name.endswith("_tasks")}
+    assert registered == {suite.package: suite.registry.__name__ for suite in SUITES}
+    assert [view.definition for view in VIEWS] == list(definitions().values())
+    for definition in definitions().values():
+        for headline in definition.headlines:
+            if headline.leaderboard:
+                assert (definition.name, headline.metric) in HEADLINE_STATISTICS, (definition.name, headline.metric)

@@ -3,14 +3,14 @@ definitions, READMEs, registries and data, and that the tasks it lists stay the 
 
 from __future__ import annotations
 
-import importlib
 import inspect
 from pathlib import Path
 
 import yaml
 
-from judge_data.definitions import TASK_OPTIONS, definitions
+from judge_data.definitions import TASK_OPTIONS
 from judge_meta_eval.listing import ASSETS, LISTING_FILE, description, generated
+from judge_meta_eval.suites import definitions, suite_package
 from tests.conftest import data_folder
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,7 +30,9 @@ def test_every_listed_task_is_a_registered_task_of_its_version():
     for package in ASSETS:
         entry = yaml.safe_load((ROOT / package / LISTING_FILE).read_text(encoding="utf-8"))
         assert list(entry) == FIELDS and entry["arxiv"].startswith("https://arxiv.org/abs/")
-        registry = importlib.import_module(f"{package}._registry")
+        found = suite_package(package)
+        assert found is not None
+        registry = found.registry
         for task in entry["tasks"]:
             owner, name = task["name"].split("/")
             assert owner == package and name in registry.__all__, task["name"]

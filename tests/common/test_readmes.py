@@ -7,12 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from judge_data.definitions import definitions, generated_blocks, readme_with_tables
+from judge_data.definitions import readme_with_tables
+from judge_meta_eval.suites import SUITES as SUITE_PACKAGES
+from judge_meta_eval.suites import definitions, generated_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
 READMES = sorted([ROOT / "README.md", *ROOT.glob("*/README.md")])
 DOCS = sorted(ROOT.glob("docs/*.md"))
-SUITES = ("dhp_tasks", "fbi_tasks", "adherence_tasks", "coeval_tasks", "grader_tasks")
+SUITES = tuple(suite.package for suite in SUITE_PACKAGES)
 SUITE_READMES = [ROOT / suite / "README.md" for suite in SUITES]
 SUITE_README_PROSE_LINES = 180
 """A suite README holds paper, tasks, options, metrics, data, deviations and changelog, as inspect_evals' do in ~170
@@ -39,7 +41,7 @@ def test_every_suite_definition_has_its_readme_with_current_tables():
         text = path.read_text(encoding="utf-8")
         for name in tables:
             assert f"<!-- generated: {name} -->" in text, f"{path} lacks the generated block {name}"
-        assert readme_with_tables(text, tables) == text, f"{path} is out of date: run python -m judge_data.definitions"
+        assert readme_with_tables(text, tables) == text, f"{path} is out of date: run python -m judge_meta_eval.suites"
 
 
 def test_a_changed_option_shows_as_an_out_of_date_readme():

@@ -236,3 +236,16 @@ def test_recorded_grades_stand_in_for_the_grader_and_are_compared_with_the_label
     assert log.eval.metadata["recorded"]["judge"] == "last-year"
     with pytest.raises(OptionError, match="-T scorer runs a grader and -T judgments holds the grades"):
         create_task("grader_tasks/agreement", f"labels={labels}", f"judgments={path}", "scorer=model_graded_fact")
+
+
+def test_the_recorded_command_builds_a_grader_run_per_judge(tmp_path):
+    """``judge-meta-eval recorded --task grader_tasks/agreement``: the command once knew only the preset suites."""
+    from judge_meta_eval.recorded import recorded_tasks
+
+    labels, by_output = _labels(tmp_path)
+    rows = [json.loads(line) for line in open(labels, encoding="utf-8")]
+    grades = [{"id": row["id"], "judge": judge, "grade": by_output[row["output"]]} for judge in "ab" for row in rows]
+    path = tmp_path / "grades.jsonl"
+    path.write_text("".join(json.dumps(grade) + "\n" for grade in grades))
+    tasks = recorded_tasks(path, "grader_tasks/agreement", {"labels": str(labels)})
+    assert [task.metadata["recorded"]["judge"] for task in tasks] == ["a", "b"]
