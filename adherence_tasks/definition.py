@@ -4,7 +4,17 @@
 from __future__ import annotations
 
 from adherence_tasks.prompts import PERPLEXITY_SETTING, SETTINGS
-from judge_data.definitions import ALL, REQUIRED, Headline, Option, SuiteDefinition, TaskOptions
+from judge_data.definitions import (
+    ALL,
+    HOW_THE_JUDGE_IS_SAMPLED,
+    LOGGED_AS_N_ITEMS,
+    LOGGED_AS_SOURCE,
+    REQUIRED,
+    Headline,
+    Option,
+    SuiteDefinition,
+    TaskOptions,
+)
 from judge_data.recorded import JUDGMENTS_OPTION_NAMES, JUDGMENTS_OPTIONS
 from scorers.likelihood import DEFAULT_NORMALIZATION, NORMALIZATIONS
 from solvers.judge_template import ADHERENCE_PLACEHOLDERS
@@ -90,6 +100,7 @@ ADHERENCE = SuiteDefinition(
             "local folder with `criteria.json` and `items.jsonl` in the layout of `shared/data/human/<dataset>/` "
             "(`custom`: your folder, required)",
             shown_default="public source",
+            not_compared=LOGGED_AS_SOURCE,
         ),
         Option(
             "exclude_systems",
@@ -98,7 +109,14 @@ ADHERENCE = SuiteDefinition(
             "before any draw: `Human` gives HANNA's published recipe, the generated stories only",
             shown_default="none",
         ),
-        Option("n", None, "items, a seeded draw", minimum=1, shown_default=ALL),
+        Option(
+            "n",
+            None,
+            "items, a seeded draw",
+            minimum=1,
+            shown_default=ALL,
+            not_compared=LOGGED_AS_N_ITEMS,
+        ),
         Option(
             "documents",
             None,
@@ -109,7 +127,12 @@ ADHERENCE = SuiteDefinition(
         ),
         Option("seed", 0, "seed of that draw"),
         Option("repeats", 1, "answers per question, averaged (`scoring=sample`)", minimum=1),
-        Option("temperature", 0.0, "judge temperature"),
+        Option(
+            "temperature",
+            0.0,
+            "judge temperature",
+            not_compared=HOW_THE_JUDGE_IS_SAMPLED,
+        ),
         MIN_MASS_OPTION,
         Option(
             "normalize",
@@ -131,6 +154,7 @@ ADHERENCE = SuiteDefinition(
             "JSON file mapping criterion names to a taxonomy group (Content, Engagement, Integrity, Relevance) or "
             "null (reported alone); overrides the suite's assignment (`criteria/<dataset>.json`)",
             shown_default="the suite's",
+            not_compared="it changes only the per-group values (`pearson/group/...`), which have no leaderboard column",
         ),
         Option(
             "judge_template",
@@ -146,22 +170,7 @@ ADHERENCE = SuiteDefinition(
         Headline("pearson/group/.+", higher_is_better=True, leaderboard=False),
         Headline("system_tau", higher_is_better=True, leaderboard=False),
     ),
-    comparable_on=(
-        "task_version",
-        "source",
-        "exclude_systems",
-        "n_items",
-        "documents",
-        "seed",
-        "setting",
-        "criteria",
-        "repeats",
-        "scoring",
-        "min_mass",
-        "answer_format",
-        "normalize",
-        "judge_template",
-    ),
+    compared_settings=("task_version", "source", "n_items"),
     tasks={
         "paper": TaskOptions(PAPER_OPTIONS, lm_eval=LM_EVAL_OPTIONS),
         "custom": TaskOptions(

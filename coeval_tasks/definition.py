@@ -4,7 +4,16 @@ version, options, headlines and comparability (see :mod:`judge_data.definitions`
 from __future__ import annotations
 
 from coeval_tasks.data import COEVAL_COMMIT, COEVAL_REPO, DATASETS
-from judge_data.definitions import ALL, REQUIRED, Headline, Option, SuiteDefinition, TaskOptions
+from judge_data.definitions import (
+    ALL,
+    LOGGED_AS_N_ITEMS,
+    LOGGED_AS_SOURCE,
+    REQUIRED,
+    Headline,
+    Option,
+    SuiteDefinition,
+    TaskOptions,
+)
 from judge_data.recorded import JUDGMENTS_OPTION_NAMES, JUDGMENTS_OPTIONS
 from scorers.criteria_consistency import DEFAULT_EMBEDDER, DEFAULT_MATCH_THRESHOLD
 from solvers.reading.formats import ANSWER_FORMATS
@@ -37,14 +46,23 @@ COEVAL_CRITERIA = SuiteDefinition(
             None,
             "local folder in the layout of `shared/data/human/coeval_<dataset>/`",
             shown_default=PUBLIC_SOURCE,
+            not_compared=LOGGED_AS_SOURCE,
         ),
         Option(
             "tasks_file",
             None,
             'your own JSONL of task descriptions (`{"id", "task"}` per line, optionally `input`, `output`, '
             "`criteria`); replaces `dataset`",
+            not_compared=LOGGED_AS_SOURCE,
         ),
-        Option("n", None, "task descriptions, a seeded draw", minimum=1, shown_default=ALL),
+        Option(
+            "n",
+            None,
+            "task descriptions, a seeded draw",
+            minimum=1,
+            shown_default=ALL,
+            not_compared="how many task descriptions are used is compared as the logged `n_task_descriptions`",
+        ),
         Option("seed", 0, "seed of that draw"),
         Option("samples", 10, "sampled criteria lists per task description (the paper's N = 10)", minimum=2),
         Option("temperature", 0.7, "temperature of the sampled lists (the reference list is always at 0)", minimum=0),
@@ -60,17 +78,7 @@ COEVAL_CRITERIA = SuiteDefinition(
         Headline("icc", higher_is_better=True),
         Headline("coverage", higher_is_better=True, leaderboard=False),
     ),
-    comparable_on=(
-        "task_version",
-        "source",
-        "dataset",
-        "n_task_descriptions",
-        "seed",
-        "samples",
-        "temperature",
-        "embedder",
-        "match_threshold",
-    ),
+    compared_settings=("task_version", "source", "n_task_descriptions"),
     tasks={
         "criteria": TaskOptions(
             ("dataset", "data_dir", "tasks_file", "n", "seed", "samples", "temperature", "embedder", "match_threshold"),
@@ -134,9 +142,17 @@ COEVAL_SCORING = SuiteDefinition(
             "local folder in the layout of `shared/data/human/coeval_<dataset>/` (`custom`: your folder with "
             "`criteria.json` and `items.jsonl`, required)",
             shown_default=PUBLIC_SOURCE,
+            not_compared=LOGGED_AS_SOURCE,
         ),
         Option("criteria", None, "comma-separated criterion names", shown_default=ALL),
-        Option("n", None, "items, a seeded draw (the public data has 200 per dataset)", minimum=1, shown_default=ALL),
+        Option(
+            "n",
+            None,
+            "items, a seeded draw (the public data has 200 per dataset)",
+            minimum=1,
+            shown_default=ALL,
+            not_compared=LOGGED_AS_N_ITEMS,
+        ),
         Option("seed", 0, "seed of that draw"),
         Option("temperature", 0.0, "judge temperature (the paper's 0)"),
         Option(
@@ -161,20 +177,7 @@ COEVAL_SCORING = SuiteDefinition(
         Headline("alpha/annotators", higher_is_better=True, leaderboard=False),
         Headline("alpha/with_judge", higher_is_better=True),
     ),
-    comparable_on=(
-        "task_version",
-        "source",
-        "dataset",
-        "n_items",
-        "seed",
-        "criteria",
-        "mode",
-        "temperature",
-        "repeats",
-        "scoring",
-        "min_mass",
-        "answer_format",
-    ),
+    compared_settings=("task_version", "source", "dataset", "n_items", "repeats"),
     tasks={
         "paper": TaskOptions(
             SCORING_OPTIONS,

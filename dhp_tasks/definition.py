@@ -6,7 +6,18 @@ from typing import get_args
 
 from dhp_tasks.data import DATASETS
 from dhp_tasks.prompts import TEXT_KINDS
-from judge_data.definitions import ALL, REQUIRED, Headline, Option, SuiteDefinition, TaskOptions
+from judge_data.definitions import (
+    ALL,
+    HOW_THE_JUDGE_IS_SAMPLED,
+    LOGGED_AS_N_ITEMS,
+    LOGGED_AS_SOURCE,
+    NAMES_THE_GRADER,
+    REQUIRED,
+    Headline,
+    Option,
+    SuiteDefinition,
+    TaskOptions,
+)
 from judge_data.recorded import JUDGMENTS_OPTION_NAMES, JUDGMENTS_OPTIONS
 from scorers.consistency import GRADES_CHANGED, SELF_ALPHA
 from scorers.dhp import HEADLINES
@@ -79,17 +90,41 @@ DHP = SuiteDefinition(
             "local folder in the layout of `shared/data/dhp/<dataset>/` (`custom`: your folder, with `items.jsonl` "
             'holding one `{"id", "text", "context"?}` per line)',
             shown_default="public source",
+            not_compared=LOGGED_AS_SOURCE,
         ),
-        Option("n", 100, "reference texts, a seeded draw (the paper's 100; `custom`: all)", minimum=1),
+        Option(
+            "n",
+            100,
+            "reference texts, a seeded draw (the paper's 100; `custom`: all)",
+            minimum=1,
+            not_compared=LOGGED_AS_N_ITEMS,
+        ),
         Option("seed", 0, "seed of the draw and of the rule-based perturbations"),
         Option(
             "perturbations",
             ALL_PERTURBATIONS,
             "comma-separated perturbation ids, or `all`: every rule-based row, and with a suite every row it holds",
         ),
-        Option("repeats", 5, "ratings per metric, averaged (the paper's 5)", minimum=1),
-        Option("temperature", 0.0, "judge temperature (the paper's 0)"),
-        Option("expert_weights", None, "JSON file of expert weights", shown_default="the bundled table"),
+        Option(
+            "repeats",
+            5,
+            "ratings per metric, averaged (the paper's 5)",
+            minimum=1,
+            not_compared=HOW_THE_JUDGE_IS_SAMPLED,
+        ),
+        Option(
+            "temperature",
+            0.0,
+            "judge temperature (the paper's 0)",
+            not_compared=HOW_THE_JUDGE_IS_SAMPLED,
+        ),
+        Option(
+            "expert_weights",
+            None,
+            "JSON file of expert weights",
+            shown_default="the bundled table",
+            not_compared="it changes only the expert-weighted values (`_EW`), which have no leaderboard column",
+        ),
         Option(
             "combine",
             "hmp",
@@ -141,22 +176,7 @@ DHP = SuiteDefinition(
     headlines=tuple(
         Headline(metric, higher_is_better=metric.startswith("D"), leaderboard=metric == "D_avg") for metric in HEADLINES
     ),
-    comparable_on=(
-        "task_version",
-        "source",
-        "suite",
-        "n_items",
-        "seed",
-        "perturbations",
-        "scoring",
-        "min_mass",
-        "answer_format",
-        "normalize",
-        "combine",
-        "metrics",
-        "judge_template",
-        "scale",
-    ),
+    compared_settings=("task_version", "source", "n_items"),
     tasks={
         "paper": TaskOptions(PAPER_OPTIONS, lm_eval=(*LM_EVAL_OPTIONS, "suite")),
         "custom": TaskOptions(
@@ -202,8 +222,14 @@ DHP_GRADER = SuiteDefinition(
             "the grader under test: a registered inspect scorer (`model_graded_qa`, `my_package/my_scorer`) or "
             "`path/to/file.py@function`",
             shown_default="required (none with `judgments`)",
+            not_compared=NAMES_THE_GRADER,
         ),
-        Option("scorer_args", None, "the scorer's arguments: a JSON object or a `.json`/`.yaml` file"),
+        Option(
+            "scorer_args",
+            None,
+            "the scorer's arguments: a JSON object or a `.json`/`.yaml` file",
+            not_compared=NAMES_THE_GRADER,
+        ),
         Option(
             "target",
             GRADER_TARGETS[0],
@@ -228,18 +254,7 @@ DHP_GRADER = SuiteDefinition(
         Headline(SELF_ALPHA, higher_is_better=True, leaderboard=False),
         Headline(GRADES_CHANGED, higher_is_better=False, leaderboard=False),
     ),
-    comparable_on=(
-        "task_version",
-        "dataset",
-        "source",
-        "suite",
-        "n_items",
-        "seed",
-        "perturbations",
-        "combine",
-        "target",
-        "input",
-    ),
+    compared_settings=("task_version", "source", "n_items"),
     tasks={
         "grader": TaskOptions(
             (

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from fbi_tasks.data import ABILITIES
 from fbi_tasks.prompts import PAIRWISE_STRATEGIES, REFERENCE_STRATEGIES, SINGLE_STRATEGIES, STRATEGIES
-from judge_data.definitions import ALL, Headline, Option, SuiteDefinition, TaskOptions
+from judge_data.definitions import (
+    ALL,
+    HOW_THE_JUDGE_IS_SAMPLED,
+    LOGGED_AS_SOURCE,
+    NAMES_THE_GRADER,
+    Headline,
+    Option,
+    SuiteDefinition,
+    TaskOptions,
+)
 from judge_data.recorded import JUDGMENTS_OPTION_NAMES, JUDGMENTS_OPTIONS
 from scorers.consistency import GRADES_CHANGED, SELF_ALPHA
 from scorers.fbi import HEADLINES
@@ -26,9 +35,6 @@ ITEM_OPTIONS = (
     "suite",
 )
 """The options that choose FBI's items, shared by every FBI task."""
-
-ITEM_SETTINGS = ("task_version", "source", "n_items", *ITEM_OPTIONS)
-"""What makes two runs judge the same items, the grader runs' comparability with FBI's judge settings left out."""
 
 RATING_OPTIONS = (
     "strategy",
@@ -96,8 +102,15 @@ FBI = SuiteDefinition(
             f"single: {', '.join(SINGLE_STRATEGIES)}; pairwise: {', '.join(PAIRWISE_STRATEGIES)}; reference: "
             f"{', '.join(REFERENCE_STRATEGIES)}",
             shown_default="`vanilla`, `pairwise`, `reference` (the task's own)",
+            not_compared="it sets the logged `paradigm`, which gives each kind of run a leaderboard column of its own",
         ),
-        Option("data_dir", None, "local folder in the layout of `shared/data/fbi/`", shown_default="authors' release"),
+        Option(
+            "data_dir",
+            None,
+            "local folder in the layout of `shared/data/fbi/`",
+            shown_default="authors' release",
+            not_compared=LOGGED_AS_SOURCE,
+        ),
         Option(
             "abilities",
             None,
@@ -120,8 +133,18 @@ FBI = SuiteDefinition(
             ),
         ),
         Option("include_extra", False, "also load the two long-form files outside the paper's 2,400 items"),
-        Option("temperature", 0.0, "judge temperature (the paper's 0)"),
-        Option("hub_revision", None, "load `ai4bharat/FBI` from the Hugging Face hub at this full commit hash"),
+        Option(
+            "temperature",
+            0.0,
+            "judge temperature (the paper's 0)",
+            not_compared=HOW_THE_JUDGE_IS_SAMPLED,
+        ),
+        Option(
+            "hub_revision",
+            None,
+            "load `ai4bharat/FBI` from the Hugging Face hub at this full commit hash",
+            not_compared=LOGGED_AS_SOURCE,
+        ),
         Option(
             "keep_identical",
             False,
@@ -166,23 +189,7 @@ FBI = SuiteDefinition(
         Headline(f"{HEADLINES[0]}/({'|'.join(ABILITIES)})", higher_is_better=False, leaderboard=False),
         *(Headline(metric, higher_is_better=False, leaderboard=False) for metric in HEADLINES[1:]),
     ),
-    comparable_on=(
-        "task_version",
-        "source",
-        "n_items",
-        "seed",
-        "per_category",
-        "abilities",
-        "categories",
-        "scale",
-        "include_extra",
-        "keep_identical",
-        "scoring",
-        "min_mass",
-        "answer_format",
-        "judge_template",
-        "suite",
-    ),
+    compared_settings=("task_version", "source", "n_items"),
     tasks={
         "single": TaskOptions(
             RATING_OPTIONS,
@@ -228,6 +235,7 @@ FBI_GRADER = SuiteDefinition(
             "the grader under test: a registered inspect scorer (`model_graded_fact`, `model_graded_qa`, "
             "`my_package/my_scorer`) or `path/to/file.py@function`",
             shown_default="required (none with `judgments`)",
+            not_compared=NAMES_THE_GRADER,
         ),
         Option(
             "scorer_args",
@@ -235,6 +243,7 @@ FBI_GRADER = SuiteDefinition(
             "the scorer's arguments (`template`, `instructions`, `grade_pattern`, `model`, ...): a JSON object or a "
             "`.json`/`.yaml` file",
             shown_default="none",
+            not_compared=NAMES_THE_GRADER,
         ),
         Option(
             "target",
@@ -252,7 +261,7 @@ FBI_GRADER = SuiteDefinition(
         Headline(SELF_ALPHA, higher_is_better=True, leaderboard=False),
         Headline(GRADES_CHANGED, higher_is_better=False, leaderboard=False),
     ),
-    comparable_on=(*(name for name in FBI.comparable_on if name in ITEM_SETTINGS), "target"),
+    compared_settings=("task_version", "source", "n_items"),
     tasks={
         "grader": TaskOptions(
             ("scorer", "scorer_args", "target", *ITEM_OPTIONS, *JUDGMENTS_OPTION_NAMES),

@@ -50,6 +50,7 @@ GRADER_AGREEMENT = SuiteDefinition(
             "(`log.eval`, or `log.eval@scorer` where it holds several scorers) or a JSONL file of "
             '`{"id", "grade"}`; outputs whose id is in `labels` are left out',
             shown_default="none",
+            not_compared="it adds the corrected pass rate of the user's eval, which has no leaderboard column",
         ),
         *JUDGMENTS_OPTIONS,
     ),
@@ -67,7 +68,7 @@ GRADER_AGREEMENT = SuiteDefinition(
         Headline("parse_failures", higher_is_better=False, leaderboard=False),
         Headline(SCORER_ERRORS, higher_is_better=False, leaderboard=False),
     ),
-    comparable_on=("task_version", "labels", "n_items", "target"),
+    compared_settings=("task_version", "n_items"),
     tasks={
         "agreement": TaskOptions(
             ("labels", "scorer", "scorer_args", "target", "unlabelled", *JUDGMENTS_OPTION_NAMES), {"labels": REQUIRED}

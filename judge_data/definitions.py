@@ -46,6 +46,20 @@ LOWER_IS_BETTER = re.compile(
 """Metric names, in every suite, where a better judge scores lower (the rest: higher is better, or neutral counts):
 FBI's rates and the counts; lm-eval's YAML files and ``judge-report`` both read their direction here."""
 
+LOGGED_AS_SOURCE = "where the data came from is compared as the logged `source`"
+"""An option that chooses the data: the task logs where it came from as ``source``, compared instead."""
+
+LOGGED_AS_N_ITEMS = "how many items are judged is compared as the logged `n_items`"
+"""An option that bounds the items: the task logs how many it judged as ``n_items``, compared instead."""
+
+HOW_THE_JUDGE_IS_SAMPLED = "how the judge is sampled: this suite keeps it with the judge, not the column"
+"""A sampling setting a suite has kept with the judge rather than the column: DHP's ``repeats`` and the
+``temperature`` of DHP, FBI and adherence. The suites differ here (adherence compares ``repeats``, CoEval
+``temperature``); making them agree would move runs between columns, so it waits for a task version."""
+
+NAMES_THE_GRADER = "it names the grader under test, which the report sets beside the others"
+"""A grader task's scorer and its arguments: they are the judge under test."""
+
 TaskFunction = TypeVar("TaskFunction", bound=Callable[..., Any])
 
 
@@ -68,6 +82,10 @@ class Option:
     """Values refused with a message of their own (a value that moved to another option)."""
     label: str | None = None
     """What an unknown value is called in the error, where the option's name alone would not say it."""
+    not_compared: str = ""
+    """Why two runs that differ in this option may share a report column, where they may (it names the judge under
+    test, or a logged setting such as ``n_items`` stands for it). Empty, the default: they may not, so an option
+    added without a thought keeps runs apart rather than mixing numbers that are not comparable."""
 
     def check(self, value: Any) -> None:
         """Refuse a value outside :attr:`choices` or :attr:`minimum`-:attr:`maximum`, naming the option and what it
@@ -145,8 +163,9 @@ class SuiteDefinition:
     """What each task version changed, newest last; the suite's README lists it."""
     options: tuple[Option, ...]
     headlines: tuple[Headline, ...]
-    comparable_on: tuple[str, ...]
-    """Run settings (task metadata, then task arguments) that must agree for two runs to share a column."""
+    compared_settings: tuple[str, ...]
+    """Logged settings that are no option (``task_version``, ``source``, ``n_items``) and must agree for two runs to
+    share a column; the options are compared unless they say why not (:attr:`Option.not_compared`)."""
     tasks: Mapping[str, TaskOptions] = field(default_factory=dict)
     """Each kind of task and the options it takes; every declared option is taken by one of them."""
     readme: str = "README.md"
@@ -161,12 +180,24 @@ class SuiteDefinition:
             raise ValueError(f"suite {self.name}: version {self.version} has no changelog entry")
         self._by_name.update((option.name, option) for option in self.options)
         taken = {name for task in self.tasks.values() for name in task.names}
+        settings_named_as_options = sorted(set(self.compared_settings) & set(names))
+        if settings_named_as_options:
+            raise ValueError(
+                f"suite {self.name}: {settings_named_as_options} are options, compared unless they say why not; "
+                "compared_settings lists the logged settings that are no option"
+            )
         unknown = sorted(taken - set(names))
         if unknown:
             raise ValueError(f"suite {self.name}: tasks take undeclared options {unknown}")
         untaken = [name for name in names if name not in taken]
         if self.tasks and untaken:
             raise ValueError(f"suite {self.name}: options {untaken} are declared but no task takes them")
+
+    @property
+    def comparable_on(self) -> tuple[str, ...]:
+        """Run settings (task metadata, then task arguments) that must agree for two runs to share a column: the
+        compared settings, then every option but those that say why they need not."""
+        return (*self.compared_settings, *(option.name for option in self.options if not option.not_compared))
 
     def option(self, name: str) -> Option:
         """The option called ``name`` (a ``KeyError`` names a typo in a task signature at import time)."""

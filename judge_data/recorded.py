@@ -30,18 +30,21 @@ JUDGMENTS_OPTIONS = (
         "recorded judgments to meta-evaluate instead of asking a model: a JSONL or CSV file, one row per judgment "
         "(`docs/recorded_judgments.md`); no model is called (`--model none`), `scoring=sample` only",
         shown_default="none: the model is asked",
+        not_compared="it names the recorded judge under test, which the report sets beside the others",
     ),
     Option(
         "judge",
         None,
         "with `judgments`: the judge whose rows are read, where the file holds several",
         shown_default="the file's one judge",
+        not_compared="it names the recorded judge under test, which the report sets beside the others",
     ),
     Option(
         "prompt",
         None,
         "with `judgments`: the prompt label whose rows are read, where the file holds several",
         shown_default="the file's one label",
+        not_compared="it names the recorded judge's prompt, part of the judge the report sets beside the others",
     ),
 )
 """Every rating, verdict, yes/no and grader task's ``-T judgments``, ``-T judge`` and ``-T prompt``, declared once."""

@@ -145,7 +145,7 @@ SMALL = SuiteDefinition(
         Option("mode", "a", "mode", choices=("a", "b"), refused={"c": "no c"}),
     ),
     headlines=(),
-    comparable_on=(),
+    compared_settings=(),
     tasks={"main": TaskOptions(("n", "mode")), "own": TaskOptions(("mode", "n"), defaults={"n": REQUIRED})},
 )
 
@@ -173,7 +173,7 @@ def test_an_option_no_task_takes_is_refused():
             changelog={1: ""},
             options=SMALL.options,
             headlines=(),
-            comparable_on=(),
+            compared_settings=(),
             tasks={"main": TaskOptions(("n",))},
         )
 
@@ -219,3 +219,40 @@ def test_every_suite_is_an_inspect_entry_point_and_has_its_report_view():
         for headline in definition.headlines:
             if headline.leaderboard:
                 assert (definition.name, headline.metric) in HEADLINE_STATISTICS, (definition.name, headline.metric)
+
+
+def test_an_option_is_compared_unless_it_says_why_not():
+    """Comparability is derived from the options: a new option keeps runs that differ in it apart until its
+    declaration says why they may share a column (a forgotten ``comparable_on`` entry once mixed them silently)."""
+    assert SMALL.comparable_on == ("n", "mode")
+    relaxed = SuiteDefinition(
+        name="small",
+        title="",
+        paper="",
+        version=1,
+        changelog={1: ""},
+        options=(Option("n", 10, "items", not_compared="logged as n_items"), SMALL.option("mode")),
+        headlines=(),
+        compared_settings=("task_version", "n_items"),
+        tasks={"main": TaskOptions(("n", "mode"))},
+    )
+    assert relaxed.comparable_on == ("task_version", "n_items", "mode")
+    with pytest.raises(ValueError, match=r"\['mode'\] are options, compared unless they say why not"):
+        SuiteDefinition(
+            name="small",
+            title="",
+            paper="",
+            version=1,
+            changelog={1: ""},
+            options=SMALL.options,
+            headlines=(),
+            compared_settings=("mode",),
+            tasks={"main": TaskOptions(("n", "mode"))},
+        )
+
+
+def test_every_suite_compares_its_task_version_and_every_option_not_naming_the_judge():
+    for definition in definitions().values():
+        assert definition.comparable_on[0] == "task_version", definition.name
+        for option in definition.options:
+            assert (option.name in definition.comparable_on) != bool(option.not_compared), (definition.name, option)
