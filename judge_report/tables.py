@@ -253,15 +253,22 @@ def pool_cells(
     )
 
 
-def build_report(
-    runs: Sequence[Run],
-    parse_failure_flag: float = DEFAULT_PARSE_FAILURE_FLAG,
-    aliases: Mapping[str, str] | None = None,
-    items: ItemReader = read_samples,
-) -> Report:
-    """The report of these runs: comparable runs share columns, the latest run of a judge and setting wins, each
-    judge under its short name (``aliases``: model name or identity to the name to show). ``items`` reads a run's
-    per-item values (default: its inspect log's samples), for pooled intervals, comparisons and references."""
+@dataclass
+class ChosenRuns:
+    """The runs a report shows: for each task, its comparable settings (``configs``, numbered from 1 in the order
+    first seen), the latest run of each judge in each, and what the choice must tell the reader (``notes``)."""
+
+    reported: list[tuple[Run, SuiteView, int]]
+    configs: dict[str, list[dict]]
+    notes: list[str]
+
+    def task_label(self, task: str, config: int) -> str:
+        """The task as tables name it, with its setting's number where it has several."""
+        return f"{task} [config {config}]" if len(self.configs[task]) > 1 else task
+
+
+def choose_runs(runs: Sequence[Run]) -> ChosenRuns:
+    """Comparable runs share columns, and the latest run of a judge and setting wins (the others are named)."""
     notes: list[str] = []
     configs: dict[str, list[dict]] = {}
     chosen: dict[tuple[str, int, str], tuple[Run, SuiteView]] = {}
@@ -293,49 +300,48 @@ def build_report(
                 f"{', '.join(differing)}); each has its own columns, marked [config N]"
             )
     reported = [(run, view, config) for (_, config, _), (run, view) in chosen.items()]
-    judges = judges_of([run for run, _, _ in reported], aliases)
+    return ChosenRuns(reported, configs, notes)
 
-    def task_label(task: str, config: int) -> str:
-        return f"{task} [config {config}]" if len(configs[task]) > 1 else task
 
-    def cell(run: Run, view: SuiteView, metric: str) -> Cell:
-        return _cell(run, view, metric, parse_failure_flag)
+CellOf = Callable[[Run, SuiteView, str], Cell]
+"""A run's value of one metric as a table cell (with its interval and parse-failure flag)."""
 
-    suite_tables: dict[str, Table] = {}
-    for run, view, config in reported:
-        table = suite_tables.setdefault(
+
+def suite_tables(chosen: ChosenRuns, judges: Mapping[str, Judge], cell: CellOf) -> list[Table]:
+    """One table per suite: every headline of every run, a column per task (and setting) and metric."""
+    tables: dict[str, Table] = {}
+    for run, view, config in chosen.reported:
+        table = tables.setdefault(
             view.name, Table(f"suite_{view.name}", f"{view.title}: every headline, task by task", ["judge"])
         )
         for metric in view.headlines(run):
-            label = f"{task_label(run.task, config)} {metric}"
+            task = chosen.task_label(run.task, config)
+            label = f"{task} {metric}"
             if label not in table.columns:
-                table.column_info.append(
-                    Column(label, view.name, metric, view.higher_is_better(metric), (task_label(run.task, config),))
-                )
+                table.column_info.append(Column(label, view.name, metric, view.higher_is_better(metric), (task,)))
             table.put((judges[run.judge].name,), label, cell(run, view, metric))
-    for suite_view in _views(reported):
-        if suite_view.name in suite_tables:
-            table = suite_tables[suite_view.name]
+    for suite_view in _views(chosen.reported):
+        if suite_view.name in tables:
+            table = tables[suite_view.name]
             table.column_info.sort(key=lambda info: (info.tasks, suite_view.headline_rank(info.metric)))
             table.columns = [info.label for info in table.column_info]
+    return [tables[view.name] for view in _views(chosen.reported) if view.name in tables]
 
-    read = CachedReader(items)
-    leaderboard, column_runs = _leaderboard(reported, judges, task_label, cell, parse_failure_flag, notes, read)
-    columns = LeaderboardColumns(leaderboard, column_runs, read, notes)
-    comparisons = _compare_judges(columns, judges)
-    references = add_references(columns, suite_tables)
-    ceiling = human_ceiling_table(columns, judges)
-    rated_below = rated_below_table(columns, judges)
 
-    paper_tables: dict[str, Table] = {}
-    for run, view, config in reported:
-        tag = f" [config {config}]" if len(configs[run.task]) > 1 else ""
+def paper_tables(
+    chosen: ChosenRuns, judges: Mapping[str, Judge], cell: CellOf, parse_failure_flag: float
+) -> tuple[dict[str, Table], list[str]]:
+    """The papers' own tables, filled from every run that has their cells, with the pooled rows (over a judge's
+    runs) where a table has them; and what the pooling must tell the reader."""
+    tables: dict[str, Table] = {}
+    for run, view, config in chosen.reported:
+        tag = f" [config {config}]" if len(chosen.configs[run.task]) > 1 else ""
         name = judges[run.judge].name
         for paper in view.paper_tables:
             cells = paper.cells(run)
             if not cells:
                 continue
-            table = paper_tables.setdefault(
+            table = tables.setdefault(
                 paper.name,
                 Table(
                     paper.name,
@@ -348,34 +354,64 @@ def build_report(
                     table.put((name, f"{row}{tag}"), column_name, cell(run, view, metric))
                 else:
                     table.put((row,), f"{name} · {column_name}{tag}", cell(run, view, metric))
-    for view in _views(reported):
+    notes: list[str] = []
+    for view in _views(chosen.reported):
         for paper in view.paper_tables:
-            if paper.pooled is None or paper.name not in paper_tables:
+            if paper.pooled is None or paper.name not in tables:
                 continue
-            for judge in dict.fromkeys(run.judge for run, run_view, _ in reported if run_view is view):
-                entries, pool_notes = paper.pooled(
-                    [run for run, run_view, _ in reported if run_view is view and run.judge == judge]
-                )
+            runs_of_view = [run for run, run_view, _ in chosen.reported if run_view is view]
+            for judge in dict.fromkeys(run.judge for run in runs_of_view):
+                entries, pool_notes = paper.pooled([run for run in runs_of_view if run.judge == judge])
                 notes.extend(pool_notes)
                 for row, column_name, contributions in entries:
-                    paper_tables[paper.name].put(
+                    tables[paper.name].put(
                         (judges[judge].name, row),
                         column_name,
                         _contributions_cell(contributions, view, parse_failure_flag),
                     )
-    for table in paper_tables.values():
+    for table in tables.values():
         table.rows.sort()
+    return tables, notes
+
+
+def build_report(
+    runs: Sequence[Run],
+    parse_failure_flag: float = DEFAULT_PARSE_FAILURE_FLAG,
+    aliases: Mapping[str, str] | None = None,
+    items: ItemReader = read_samples,
+) -> Report:
+    """The report of these runs: comparable runs share columns, the latest run of a judge and setting wins, each
+    judge under its short name (``aliases``: model name or identity to the name to show). ``items`` reads a run's
+    per-item values (default: its inspect log's samples), for pooled intervals, comparisons and references."""
+    chosen = choose_runs(runs)
+    notes = chosen.notes
+    judges = judges_of([run for run, _, _ in chosen.reported], aliases)
+
+    def cell(run: Run, view: SuiteView, metric: str) -> Cell:
+        return _cell(run, view, metric, parse_failure_flag)
+
+    suites = suite_tables(chosen, judges, cell)
+    read = CachedReader(items)
+    leaderboard, column_runs = _leaderboard(
+        chosen.reported, judges, chosen.task_label, cell, parse_failure_flag, notes, read
+    )
+    columns = LeaderboardColumns(leaderboard, column_runs, read, notes)
+    comparisons = _compare_judges(columns, judges)
+    references = add_references(columns, {table.name.removeprefix("suite_"): table for table in suites})
+    ceiling = human_ceiling_table(columns, judges)
+    rated_below = rated_below_table(columns, judges)
+    papers, pool_notes = paper_tables(chosen, judges, cell, parse_failure_flag)
+    notes.extend(pool_notes)
     for added in (rated_below, ceiling):
         if added is not None:
-            paper_tables[added.name] = added
-    ordered_suites = [suite_tables[view.name] for view in _views(reported) if view.name in suite_tables]
+            papers[added.name] = added
     return Report(
         leaderboard,
-        ordered_suites,
-        list(paper_tables.values()),
+        suites,
+        list(papers.values()),
         judges,
-        reported,
-        configs,
+        chosen.reported,
+        chosen.configs,
         notes,
         comparisons,
         references,
