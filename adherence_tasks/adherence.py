@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.solver import TaskState
+from inspect_ai.scorer import Scorer
+from inspect_ai.solver import Solver, TaskState
 
 from adherence_tasks.data import DATASETS, AdherenceDataset, packaged_groups, public_folder
 from adherence_tasks.definition import ADHERENCE
@@ -36,7 +38,7 @@ from judge_data.human import (
     select_items,
 )
 from judge_data.options import OptionError
-from judge_data.recorded import Columns, check_judgments_options, read_judgments
+from judge_data.recorded import Columns, RecordedJudgments, check_judgments_options, read_judgments
 from scorers.adherence import CriterionSpec, ReadAnswer, criterion_ratings, human_agreement
 from scorers.likelihood import DEFAULT_NORMALIZATION, Normalization, likelihood_scores
 from solvers.judge import sample_prompts
@@ -116,6 +118,91 @@ def check_options(options: Mapping[str, Any], task: str) -> JudgeTemplate | None
     return template
 
 
+@dataclass(frozen=True)
+class AdherenceData:
+    """One dataset's criteria and items as a task judges them."""
+
+    all_criteria: list[HumanCriterion]
+    chosen: list[HumanCriterion]
+    """The criteria asked about (``criteria``), each in its taxonomy group."""
+    items: list[HumanItem]
+    excluded: list[str] | None
+    """The generating systems left out (``exclude_systems``)."""
+    task_description: str
+
+
+def load_dataset(name: str, folder: Path | None, options: Mapping[str, Any]) -> AdherenceData:
+    """The dataset's criteria (regrouped by the packaged assignment and ``groups``) and its items (systems left
+    out, then a seeded draw of ``n`` and of ``documents``); ``folder`` ``None`` is the paper dataset's public
+    source."""
+    groups = options["groups"]
+    if folder is None:
+        folder = public_folder(DATASETS[name])
+    all_criteria, document = load_criteria(folder)
+    if name in DATASETS:
+        all_criteria = regroup(all_criteria, packaged_groups(name), f"the packaged criteria of {name}")
+    if groups is not None:
+        all_criteria = regroup(all_criteria, read_groups(groups), f"groups file {groups}")
+    chosen = choose_criteria(all_criteria, names_option(options["criteria"]), str(folder))
+    if not (folder / ITEMS_FILE).is_file():
+        note = document.get("items_available") or "its pointwise human scores are not public"
+        raise DataError(
+            f"{folder / ITEMS_FILE} is missing: {name} has no public human scores here ({note}). "
+            f"Put your own items.jsonl in the same layout into a folder and pass -T data_dir=<folder>."
+        )
+    excluded = names_option(options["exclude_systems"])
+    kept = exclude_systems(load_items(folder, all_criteria), excluded, str(folder))
+    items = select_documents(select_items(kept, options["n"], options["seed"]), options["documents"], options["seed"])
+    task_description = str(document.get("task_description") or "").strip()
+    return AdherenceData(all_criteria, chosen, items, excluded, task_description)
+
+
+def _judge_prompts(
+    chosen: Sequence[HumanCriterion],
+    task_description: str,
+    template: JudgeTemplate | None,
+    judgments: RecordedJudgments | None,
+    options: Mapping[str, Any],
+) -> tuple[Solver, Scorer, dict[str, Any]]:
+    """The solver that asks the setting's questions (or reads recorded answers to them), the scorer that reads the
+    answers, and the questions as the log's metadata records them."""
+    setting, scoring, answer_format = options["setting"], options["scoring"], options["answer_format"]
+    questions, answered_by = questions_for(setting, chosen, answer_format)
+    by_key = {question.key: question for question in questions}
+    readers = {
+        criterion: ReadAnswer(key, by_key[key].low, by_key[key].high, by_key[key].binary)
+        for criterion, key in answered_by.items()
+    }
+    prompts = _prompts(questions, task_description, template)
+    if judgments is not None:
+
+        def criterion_prompts(state: TaskState) -> dict[str, str]:
+            asked = prompts(state)
+            return {criterion: asked[key] for criterion, key in answered_by.items()}
+
+        solver = recorded_judgments(
+            judgments, lambda state: {c.name: (str(state.sample_id), c.name, ()) for c in chosen}, criterion_prompts
+        )
+    elif scoring == "logprobs":
+        solver = logprob_prompts(prompts, _logprob_tokens(questions), temperature=options["temperature"])
+    else:
+        solver = sample_prompts(
+            prompts,
+            repeats=options["repeats"],
+            temperature=options["temperature"],
+            configs={question.key: answer_config(question.shape, answer_format) for question in questions},
+        )
+    scorer = criterion_ratings(readers, scoring, options["min_mass"], answer_format)
+    asked = {
+        "questions": {
+            question.key: {"ask": question.ask, "range": [question.low, question.high], "binary": question.binary}
+            for question in questions
+        },
+        "answered_by": answered_by,
+    }
+    return solver, scorer, asked
+
+
 def adherence_task(name: str, folder: Path | None, metadata: Mapping[str, Any], options: Mapping[str, Any]) -> Task:
     """Assemble one dataset under one setting: samples, the judge (prompts or likelihood), the agreement metric;
     ``options`` are the task's options as the definition checked them (``ADHERENCE.arguments(...)``).
@@ -135,69 +222,21 @@ def adherence_task(name: str, folder: Path | None, metadata: Mapping[str, Any], 
     """
     template = check_options(options, f"adherence_tasks/{name}")
     setting, scoring, groups = options["setting"], options["scoring"], options["groups"]
-    n, documents, seed, answer_format = options["n"], options["documents"], options["seed"], options["answer_format"]
+    documents, seed, answer_format = options["documents"], options["seed"], options["answer_format"]
     repeats, temperature, min_mass = options["repeats"], options["temperature"], options["min_mass"]
     normalize = options["normalize"]
-    if folder is None:
-        folder = public_folder(DATASETS[name])
-    all_criteria, document = load_criteria(folder)
-    if name in DATASETS:
-        all_criteria = regroup(all_criteria, packaged_groups(name), f"the packaged criteria of {name}")
-    if groups is not None:
-        all_criteria = regroup(all_criteria, read_groups(groups), f"groups file {groups}")
-    chosen = choose_criteria(all_criteria, names_option(options["criteria"]), str(folder))
-    if not (folder / ITEMS_FILE).is_file():
-        note = document.get("items_available") or "its pointwise human scores are not public"
-        raise DataError(
-            f"{folder / ITEMS_FILE} is missing: {name} has no public human scores here ({note}). "
-            f"Put your own items.jsonl in the same layout into a folder and pass -T data_dir=<folder>."
-        )
-    excluded = names_option(options["exclude_systems"])
-    kept = exclude_systems(load_items(folder, all_criteria), excluded, str(folder))
-    items = select_documents(select_items(kept, n, seed), documents, seed)
-    judgments = read_judgments(options, Columns("score", [criterion.name for criterion in all_criteria]))
+    data = load_dataset(name, folder, options)
+    chosen, items = data.chosen, data.items
+    judgments = read_judgments(options, Columns("score", [criterion.name for criterion in data.all_criteria]))
     if judgments is not None:
         judgments = judgments.for_items({item.id: item.id for item in items}, f"adherence_tasks/{name}")
-    task_description = str(document.get("task_description") or "").strip()
     measured = logged_setting(setting, scoring)
     if scoring == "perplexity":
         solver = score_likelihood()
         scorer = likelihood_scores([criterion.name for criterion in chosen], normalize)
         asked: dict[str, Any] = {}
     else:
-        questions, answered_by = questions_for(setting, chosen, answer_format)
-        by_key = {question.key: question for question in questions}
-        readers = {
-            criterion: ReadAnswer(key, by_key[key].low, by_key[key].high, by_key[key].binary)
-            for criterion, key in answered_by.items()
-        }
-        prompts = _prompts(questions, task_description, template)
-        if judgments is not None:
-
-            def criterion_prompts(state: TaskState) -> dict[str, str]:
-                asked = prompts(state)
-                return {criterion: asked[key] for criterion, key in answered_by.items()}
-
-            solver = recorded_judgments(
-                judgments, lambda state: {c.name: (str(state.sample_id), c.name, ()) for c in chosen}, criterion_prompts
-            )
-        elif scoring == "logprobs":
-            solver = logprob_prompts(prompts, _logprob_tokens(questions), temperature=temperature)
-        else:
-            solver = sample_prompts(
-                prompts,
-                repeats=repeats,
-                temperature=temperature,
-                configs={question.key: answer_config(question.shape, answer_format) for question in questions},
-            )
-        scorer = criterion_ratings(readers, scoring, min_mass, answer_format)
-        asked = {
-            "questions": {
-                question.key: {"ask": question.ask, "range": [question.low, question.high], "binary": question.binary}
-                for question in questions
-            },
-            "answered_by": answered_by,
-        }
+        solver, scorer, asked = _judge_prompts(chosen, data.task_description, template, judgments, options)
     specs = [CriterionSpec(c.name, c.group, expected_sign(measured, c)) for c in chosen]
     return Task(
         dataset=MemoryDataset([_sample(item, chosen, name) for item in items], name=f"adherence_{name}"),
@@ -210,7 +249,7 @@ def adherence_task(name: str, folder: Path | None, metadata: Mapping[str, Any], 
             **metadata,
             "task_version": ADHERENCE.version,
             "setting": measured,
-            "task_description": task_description,
+            "task_description": data.task_description,
             "scoring": scoring,
             **({} if scoring == "perplexity" else {"answer_format": answer_format}),
             **({"groups": groups} if groups is not None else {}),
@@ -218,7 +257,7 @@ def adherence_task(name: str, folder: Path | None, metadata: Mapping[str, Any], 
             **({"min_mass": min_mass} if scoring == "logprobs" else {}),
             **(template.metadata() if template else {}),
             **({"recorded": judgments.metadata()} if judgments else {}),
-            "exclude_systems": excluded,
+            "exclude_systems": data.excluded,
             "n_items": len(items),
             "documents": documents,
             "n_documents": len({item.task for item in items}),
