@@ -36,7 +36,7 @@ from judge_data.recorded import Columns, Place, RecordedJudgments, check_judgmen
 from scorers.dhp import EXPERT_WEIGHTS_KEY, dhp_discernment, mean_ratings
 from scorers.discernment import Combination
 from scorers.likelihood import DEFAULT_NORMALIZATION, Normalization, likelihood_scores
-from solvers.geval import Criterion, rate_criteria
+from solvers.geval import Criterion, JudgePrompt, rate_criteria
 from solvers.judge_template import (
     DHP_PLACEHOLDERS,
     JudgeTemplate,
@@ -150,6 +150,35 @@ def _sample(
     )
 
 
+def chosen_expert_weights(
+    kind: TextKind, chosen: Sequence[Perturbation], metric_names: Sequence[str], expert_weights: str | None
+) -> dict[str, dict[str, float]]:
+    """The expert weights of the chosen perturbations over the chosen metrics; a perturbation they give no weight
+    is an error (its weighted p-value would be undefined)."""
+    weights = load_expert_weights(kind, chosen, expert_weights)
+    weights = {pid: {m: w for m, w in entry.items() if m in metric_names} for pid, entry in weights.items()}
+    unweighted = sorted(pid for pid, entry in weights.items() if sum(entry.values()) <= 0)
+    if unweighted:
+        raise OptionError(
+            f"the expert weights of {unweighted} give no weight to the chosen metrics {list(metric_names)}; "
+            "choose other metrics or pass -T expert_weights=<file>"
+        )
+    return weights
+
+
+def _recorded_ratings(
+    judgments: RecordedJudgments, prompt: JudgePrompt, criteria: Sequence[Criterion], answer_format: AnswerFormat
+) -> Solver:
+    """Recorded ratings in place of the judge, each read against the prompt its text would have been rated with."""
+
+    def prompts(state: TaskState) -> dict[str, str]:
+        text, context = state.metadata["response"], state.metadata.get("context")
+        return {criterion.name: prompt.render(criterion, text, context, answer_format) for criterion in criteria}
+
+    names = [criterion.name for criterion in criteria]
+    return recorded_judgments(judgments, partial(text_places, {name: name for name in names}), prompts)
+
+
 def dhp_task(
     name: str,
     kind: TextKind,
@@ -194,14 +223,7 @@ def dhp_task(
         )
     criteria = chosen_criteria(kind, names_option(options.get("metrics")))
     metric_names = [criterion.name for criterion in criteria]
-    weights = load_expert_weights(kind, chosen, options["expert_weights"])
-    weights = {pid: {m: w for m, w in entry.items() if m in metric_names} for pid, entry in weights.items()}
-    unweighted = sorted(pid for pid, entry in weights.items() if sum(entry.values()) <= 0)
-    if unweighted:
-        raise OptionError(
-            f"the expert weights of {unweighted} give no weight to the chosen metrics {metric_names}; "
-            "choose other metrics or pass -T expert_weights=<file>"
-        )
+    weights = chosen_expert_weights(kind, chosen, metric_names, options["expert_weights"])
     repeats, temperature, scale = options["repeats"], options["temperature"], options["scale"]
     prompt = templated_prompt(kind.prompt, template, scale)
     judgments = recorded_texts(
@@ -215,12 +237,7 @@ def dhp_task(
             prompt, criteria, repeats=repeats, temperature=temperature, scoring=scoring, answer_format=answer_format
         )
     else:
-
-        def prompts(state: TaskState) -> dict[str, str]:
-            text, context = state.metadata["response"], state.metadata.get("context")
-            return {criterion.name: prompt.render(criterion, text, context, answer_format) for criterion in criteria}
-
-        solver = recorded_judgments(judgments, partial(text_places, {name: name for name in metric_names}), prompts)
+        solver = _recorded_ratings(judgments, prompt, criteria, answer_format)
     return _task(
         name,
         items,
