@@ -140,7 +140,8 @@ def _log_folder(log_dir: Path, model: str) -> Path:
 
 
 def parser() -> argparse.ArgumentParser:
-    """The command line of ``judge-meta-eval``."""
+    """The command line of ``judge-meta-eval``: one ``add_argument`` per option, in the order ``--help`` lists them,
+    which is why it is long and why it is read straight down."""
     parse = argparse.ArgumentParser(
         prog="judge-meta-eval", description="Benchmark LLM judges: every suite of a preset in one command."
     )

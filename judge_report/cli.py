@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import csv
 import importlib.util
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from judge_data import DataError
-from judge_report.costs import judge_costs, read_prices
+from judge_report.costs import Costs, judge_costs, read_prices
 from judge_report.exports import write_exports
 from judge_report.judges import parse_aliases
 from judge_report.plots import Figure
@@ -24,7 +26,7 @@ from judge_report.render import (
     write_table_csv,
 )
 from judge_report.runs import read_runs
-from judge_report.tables import DEFAULT_PARSE_FAILURE_FLAG, build_report, order_like, sort_rows
+from judge_report.tables import DEFAULT_PARSE_FAILURE_FLAG, Report, build_report, order_like, sort_rows
 
 FORMATS = ("md", "csv", "json", "html")
 PLOT_FORMATS = ("png", "svg")
@@ -95,6 +97,64 @@ def parser() -> argparse.ArgumentParser:
     return parse
 
 
+def _figures(
+    report: Report, plot_formats: Sequence[str], formats: Sequence[str], no_styles: bool, out: Path
+) -> tuple[list[Figure], list[dict]]:
+    """The report's figures (written in ``plot_formats``), and DHP's response-style rows; none, with a note, when
+    matplotlib is not installed."""
+    figures: list[Figure] = []
+    style_rows: list[dict] = []
+    if plot_formats or "html" in formats:
+        if importlib.util.find_spec("matplotlib") is None:
+            report.notes.append(
+                "no plots: matplotlib is not installed (pip install 'judge-meta-eval[plots]' to draw them); "
+                "every table is written"
+            )
+        else:
+            from judge_report.plots import report_figures, response_style_figures
+
+            figures = list(report_figures(report))
+            if not no_styles:
+                style_figures, style_rows = response_style_figures(report)
+                figures += style_figures
+    (out / "plots").mkdir(exist_ok=True)
+    for figure in figures:
+        for extension in plot_formats:
+            figure.figure.savefig(out / "plots" / f"{figure.stem}.{extension}", dpi=110)
+    return figures, style_rows
+
+
+def _write_tables(
+    report: Report,
+    out: Path,
+    formats: Sequence[str],
+    figures: list[Figure],
+    style_rows: list[dict],
+    costs: Costs,
+    flag: float,
+) -> dict:
+    """The report in each of ``formats`` (Markdown, CSV tables, JSON, HTML); returns ``report.json``'s data."""
+    if "md" in formats:
+        (out / "report.md").write_text(markdown(report, figures, flag, costs), encoding="utf-8")
+    if "csv" in formats:
+        write_columns_csv(report.leaderboard, out / "leaderboard.csv")
+        for table in report.suite_tables:
+            write_columns_csv(table, out / "tables" / f"{table.name}.csv")
+        for table in report.paper_tables:
+            write_table_csv(table, out / "tables" / f"{table.name}.csv")
+        if style_rows:
+            with (out / "tables" / "dhp_response_styles.csv").open("w", newline="", encoding="utf-8") as handle:
+                writer = csv.DictWriter(handle, fieldnames=list(style_rows[0]))
+                writer.writeheader()
+                writer.writerows(style_rows)
+    data = report_json(report, style_rows, costs)
+    if "json" in formats:
+        write_json(data, out / "report.json")
+    if "html" in formats:
+        (out / "report.html").write_text(html_page(report, figures, flag, costs), encoding="utf-8")
+    return data
+
+
 def run(argv: list[str] | None = None) -> Path:
     """Build the report from the logs the arguments name; return the folder it was written to."""
     args = parser().parse_args(argv)
@@ -115,46 +175,8 @@ def run(argv: list[str] | None = None) -> Path:
     out = Path(args.out)
     (out / "tables").mkdir(parents=True, exist_ok=True)
 
-    figures: list[Figure] = []
-    style_rows: list[dict] = []
-    if plot_formats or "html" in formats:
-        if importlib.util.find_spec("matplotlib") is None:
-            report.notes.append(
-                "no plots: matplotlib is not installed (pip install 'judge-meta-eval[plots]' to draw them); "
-                "every table is written"
-            )
-        else:
-            from judge_report.plots import report_figures, response_style_figures
-
-            figures = list(report_figures(report))
-            if not args.no_styles:
-                style_figures, style_rows = response_style_figures(report)
-                figures += style_figures
-    (out / "plots").mkdir(exist_ok=True)
-    for figure in figures:
-        for extension in plot_formats:
-            figure.figure.savefig(out / "plots" / f"{figure.stem}.{extension}", dpi=110)
-
-    if "md" in formats:
-        (out / "report.md").write_text(markdown(report, figures, args.flag_parse_failures, costs), encoding="utf-8")
-    if "csv" in formats:
-        write_columns_csv(report.leaderboard, out / "leaderboard.csv")
-        for table in report.suite_tables:
-            write_columns_csv(table, out / "tables" / f"{table.name}.csv")
-        for table in report.paper_tables:
-            write_table_csv(table, out / "tables" / f"{table.name}.csv")
-        if style_rows:
-            import csv
-
-            with (out / "tables" / "dhp_response_styles.csv").open("w", newline="", encoding="utf-8") as handle:
-                writer = csv.DictWriter(handle, fieldnames=list(style_rows[0]))
-                writer.writeheader()
-                writer.writerows(style_rows)
-    data = report_json(report, style_rows, costs)
-    if "json" in formats:
-        write_json(data, out / "report.json")
-    if "html" in formats:
-        (out / "report.html").write_text(html_page(report, figures, args.flag_parse_failures, costs), encoding="utf-8")
+    figures, style_rows = _figures(report, plot_formats, formats, args.no_styles, out)
+    data = _write_tables(report, out, formats, figures, style_rows, costs, args.flag_parse_failures)
     write_exports(report, out / "exports")
     print(markdown_leaderboard(report.leaderboard))
     for judge, row in costs.by_judge().items():

@@ -274,7 +274,8 @@ def _table_json(table: Table) -> dict:
 
 def report_json(report: Report, style_rows: list[dict], costs: Costs | None = None) -> dict:
     """Every judge, run, cell, interval, flag and note of the report as plain data (with ``costs``, the cost and
-    speed per judge and suite under ``costs``)."""
+    speed per judge and suite under ``costs``). One literal, laid out as the file's readers see it: long for that
+    reason."""
     data = {
         "leaderboard": _table_json(report.leaderboard),
         "judges": [

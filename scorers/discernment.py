@@ -430,6 +430,40 @@ def _defined_min(values: Iterable[float]) -> float:
     return min(defined) if defined else math.nan
 
 
+Pairs = dict[tuple[str, str], dict[str, tuple[float, float]]]
+"""Per (perturbation, metric), each item's (original's score, perturbed copy's score), both present and finite."""
+
+
+def paired_scores(records: Iterable[ScoreRecord], metrics: Sequence[str]) -> tuple[list[str], dict[str, str], Pairs]:
+    """The perturbations (by level, then name), the level of each, and each perturbed copy's scores beside its
+    original's where both are present and finite."""
+    originals: dict[str, Mapping[str, float]] = {}
+    perturbed: dict[str, dict[str, Mapping[str, float]]] = {}
+    levels: dict[str, str] = {}
+    for record in records:
+        if record.perturbation == "original":
+            originals[record.item_id] = record.scores
+        else:
+            if record.level not in LEVELS:
+                raise ValueError(
+                    f"record {record.item_id}/{record.perturbation}: level must be one of {LEVELS}, "
+                    f"got {record.level!r}"
+                )
+            perturbed.setdefault(record.perturbation, {})[record.item_id] = record.scores
+            levels[record.perturbation] = record.level
+    names = sorted(perturbed, key=lambda n: (LEVELS.index(levels[n]), n))
+    pairs = {
+        (name, metric): {
+            item: (originals[item][metric], scores[metric])
+            for item, scores in perturbed[name].items()
+            if item in originals and _finite(originals[item].get(metric)) and _finite(scores.get(metric))
+        }
+        for name in names
+        for metric in metrics
+    }
+    return names, levels, pairs
+
+
 def discernment_report(
     records: Iterable[ScoreRecord],
     metrics: Sequence[str],
@@ -450,31 +484,7 @@ def discernment_report(
     ``bootstrap_seed`` (:func:`item_bootstrap`): the percentiles of the resampled D moved so that their median falls
     on D (``percentile_interval`` with ``centre``).
     """
-    originals: dict[str, Mapping[str, float]] = {}
-    perturbed: dict[str, dict[str, Mapping[str, float]]] = {}
-    levels: dict[str, str] = {}
-    for record in records:
-        if record.perturbation == "original":
-            originals[record.item_id] = record.scores
-        else:
-            if record.level not in LEVELS:
-                raise ValueError(
-                    f"record {record.item_id}/{record.perturbation}: level must be one of {LEVELS}, "
-                    f"got {record.level!r}"
-                )
-            perturbed.setdefault(record.perturbation, {})[record.item_id] = record.scores
-            levels[record.perturbation] = record.level
-
-    names = sorted(perturbed, key=lambda n: (LEVELS.index(levels[n]), n))
-    pairs = {
-        (name, metric): {
-            item: (originals[item][metric], scores[metric])
-            for item, scores in perturbed[name].items()
-            if item in originals and _finite(originals[item].get(metric)) and _finite(scores.get(metric))
-        }
-        for name in names
-        for metric in metrics
-    }
+    names, levels, pairs = paired_scores(records, metrics)
     weights = {name: (expert_weights or {}).get(name) or {metric: 1.0 for metric in metrics} for name in names}
     report = DiscernmentReport()
     for name in names:
