@@ -10,18 +10,18 @@ log-probabilities, and takes the expected score (see :mod:`solvers.stepwise` for
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.solver import TaskState
+from inspect_ai.solver import Solver, TaskState
 
 from coeval_tasks.data import HumanScores, load_human_scores, read_local_items
 from coeval_tasks.definition import COEVAL_SCORING
 from judge_data import DataError, names_option
 from judge_data.human import HumanCriterion, HumanItem, choose_criteria, select_items
-from judge_data.recorded import Columns, check_judgments_options, read_judgments
+from judge_data.recorded import Columns, RecordedJudgments, check_judgments_options, read_judgments
 from scorers.adherence import ReadAnswer, criterion_ratings
 from scorers.coeval import coeval_agreement
 from solvers.reading.formats import AnswerFormat
@@ -78,6 +78,36 @@ def check_options(options: Mapping[str, Any]) -> None:
     check_judgments_options(options, options["scoring"])
 
 
+def _scoring_solver(
+    turns: Callable[[TaskState], Any],
+    readers: Mapping[str, ReadAnswer],
+    judgments: RecordedJudgments | None,
+    options: Mapping[str, Any],
+) -> Solver:
+    """The conversation with the judge, turn by turn (or the recorded answers to its turns, read against them)."""
+    if judgments is not None:
+        return recorded_judgments(
+            judgments,
+            lambda state: {key: (str(state.sample_id), key, ()) for key in readers},
+            lambda state: turn_prompts(turns(state)),
+        )
+    scoring = options["scoring"]
+    scales = (
+        {key: whole_number_scale(key, reader.low, reader.high) for key, reader in readers.items()}
+        if scoring == "logprobs"
+        else None
+    )
+    return converse(
+        turns,
+        temperature=options["temperature"],
+        scoring=scoring,
+        scales=scales,
+        min_mass=options["min_mass"],
+        shapes={key: reader.shape for key, reader in readers.items()},
+        answer_format=options["answer_format"],
+    )
+
+
 def scoring_task(source: HumanScores, options: Mapping[str, Any] | None = None) -> Task:
     """One dataset's items, the conversation (or direct question) per item, the ratings and the agreement metric;
     ``options`` are the task's options as the definition and :func:`check_options` checked them (``None``: the
@@ -111,27 +141,7 @@ def scoring_task(source: HumanScores, options: Mapping[str, Any] | None = None) 
     readers = {OVERALL: ReadAnswer(OVERALL, low, high, False)}
     if mode == "step_by_step":
         readers = {c.name: ReadAnswer(c.name, c.low, c.high, False) for c in chosen} | readers
-    scales = (
-        {key: whole_number_scale(key, reader.low, reader.high) for key, reader in readers.items()}
-        if scoring == "logprobs"
-        else None
-    )
-    if judgments is None:
-        solver = converse(
-            turns,
-            temperature=temperature,
-            scoring=scoring,
-            scales=scales,
-            min_mass=min_mass,
-            shapes={key: reader.shape for key, reader in readers.items()},
-            answer_format=answer_format,
-        )
-    else:
-        solver = recorded_judgments(
-            judgments,
-            lambda state: {key: (str(state.sample_id), key, ()) for key in readers},
-            lambda state: turn_prompts(turns(state)),
-        )
+    solver = _scoring_solver(turns, readers, judgments, options)
     return Task(
         dataset=MemoryDataset(
             [_sample(item, source.criteria, chosen, openings[item.id]) for item in items],

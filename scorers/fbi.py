@@ -78,6 +78,18 @@ def _nan_if_none(value: float | None) -> float:
     return math.nan if value is None else float(value)
 
 
+def pairwise_judgment(verdicts: Mapping[str, str | None], invariant: bool) -> tuple[dict[str, float], dict[str, Any]]:
+    """A pairwise item's values and parsed details from its verdicts with the gold answer shown first and second:
+    the answer chosen in each order, the item's outcome over both, its failure and the verdict counts."""
+    choices = {name: chosen_answer(verdicts[name], position) for name, position in GOLD_POSITION.items()}
+    outcome = pairwise_outcome(choices["gold_first"], choices["gold_second"])
+    value = {"failure": pairwise_item_failure(outcome, invariant)}
+    value.update({f"failure_{name}": pairwise_failure(choices[name], invariant) for name in GOLD_POSITION})
+    value.update({f"outcome_{kind}": math.nan if outcome is None else float(outcome == kind) for kind in OUTCOMES})
+    value.update({key: float(list(verdicts.values()).count(verdict)) for verdict, key in VERDICT_COUNTS.items()})
+    return value, {"verdicts": dict(verdicts), "choices": choices, "outcome": outcome}
+
+
 def judgments(
     paradigm: Paradigm,
     answers: Mapping[str, str],
@@ -148,16 +160,9 @@ def judgments(
         unparsed = ["perturbed"] if perturbed is None else []
         rated_equal = ["perturbed"] if perturbed is not None and perturbed >= scale else []
     else:
-        verdicts = {name: read(name, VERDICT) for name in GOLD_POSITION}
-        choices = {name: chosen_answer(verdicts[name], position) for name, position in GOLD_POSITION.items()}
-        outcome = pairwise_outcome(choices["gold_first"], choices["gold_second"])
-        value = {"failure": pairwise_item_failure(outcome, invariant)}
-        value.update({f"failure_{name}": pairwise_failure(choices[name], invariant) for name in GOLD_POSITION})
-        value.update({f"outcome_{kind}": math.nan if outcome is None else float(outcome == kind) for kind in OUTCOMES})
-        value.update({key: float(list(verdicts.values()).count(verdict)) for verdict, key in VERDICT_COUNTS.items()})
-        parsed = {"verdicts": verdicts, "choices": choices, "outcome": outcome}
-        unparsed = [name for name in GOLD_POSITION if verdicts[name] is None]
-        rated_equal = [name for name in GOLD_POSITION if verdicts[name] == "tie"]
+        value, parsed = pairwise_judgment({name: read(name, VERDICT) for name in GOLD_POSITION}, invariant)
+        unparsed = [name for name in GOLD_POSITION if parsed["verdicts"][name] is None]
+        rated_equal = [name for name in GOLD_POSITION if parsed["verdicts"][name] == "tie"]
     unparsed = [name for name in unparsed if name not in missing]
     value["parse_failures"] = float(len(unparsed))
     if recorded is not None:
