@@ -209,7 +209,7 @@ def dhp_task(
         options["answer_format"],
     )
     if scoring == "perplexity":
-        return _task(
+        return discernment_task(
             name,
             items,
             variants,
@@ -238,7 +238,7 @@ def dhp_task(
         )
     else:
         solver = _recorded_ratings(judgments, prompt, criteria, answer_format)
-    return _task(
+    return discernment_task(
         name,
         items,
         variants,
@@ -287,7 +287,7 @@ def text_places(criteria: Mapping[str, str | None], state: TaskState) -> dict[st
     return {name: (item, criterion, text) for name, criterion in criteria.items()}
 
 
-def _task(
+def discernment_task(
     name: str,
     items: Sequence[Item],
     variants: Mapping[str, Mapping[str, str]],
@@ -301,6 +301,9 @@ def _task(
     version: int = DHP.version,
     extra_metrics: Sequence[Metric] = (),
 ) -> Task:
+    """A DHP task from its parts: each reference text and perturbed copy as a sample, the solver that rates them,
+    the scorer that reads the ratings and the discernment metric over ``metric_names``, with what every DHP log
+    records of its perturbations, weights and combination."""
     return Task(
         dataset=MemoryDataset(build_samples(items, variants, chosen, name, weights), name=f"dhp_{name}"),
         solver=solver,

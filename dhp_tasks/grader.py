@@ -17,7 +17,7 @@ from inspect_ai.solver import TaskState
 
 from dhp_tasks.data import DATASETS
 from dhp_tasks.definition import DHP_GRADER
-from dhp_tasks.dhp import _task, build_samples, judgment_columns, paper_dataset_items, text_places
+from dhp_tasks.dhp import build_samples, discernment_task, judgment_columns, paper_dataset_items, text_places
 from dhp_tasks.prompts import TEXT_KINDS
 from judge_data.recorded import RecordedJudgments
 from scorers.consistency import grade_consistency
@@ -69,15 +69,18 @@ def grader(
     """DHP with your grader: any inspect scorer grades each reference text and each perturbed copy (or its grades,
     recorded: ``judgments``)."""
     options = DHP_GRADER.arguments("grader", locals())
-    arguments = scorer_arguments(scorer_args)
+    dataset, target, input = options["dataset"], options["target"], options["input"]
+    arguments = scorer_arguments(options["scorer_args"])
     chosen_dataset = DATASETS[dataset]
     under_test = grader_under_test(options, arguments, judgment_columns("grade", (), dataset, chosen_dataset.kind))
-    items, variants, chosen, metadata = paper_dataset_items(chosen_dataset, data_dir, n, seed, perturbations, suite)
+    items, variants, chosen, metadata = paper_dataset_items(
+        chosen_dataset, options["data_dir"], options["n"], options["seed"], options["perturbations"], options["suite"]
+    )
     criteria = "\n".join(f"{c.title}: {c.definition}" for c in TEXT_KINDS[chosen_dataset.kind].criteria)
     originals = {item.id: item.text for item in items}
     weights = {perturbation.id: {GRADE: 1.0} for perturbation in chosen}
     samples = build_samples(items, variants, chosen, f"grader_{dataset}", weights)
-    check_template(str(scorer), arguments, shared_metadata(samples))
+    check_template(str(options["scorer"]), arguments, shared_metadata(samples))
 
     def scorer_target(state: TaskState) -> Target:
         if target == "criteria":
@@ -91,7 +94,7 @@ def grader(
         solver = grade_submissions(
             _submission, under_test, scorer_target, _context if input == "context" else _no_input
         )
-    return _task(
+    return discernment_task(
         f"grader_{dataset}",
         items,
         variants,
@@ -100,17 +103,17 @@ def grader(
         grader_grades(),
         [GRADE],
         weights,
-        combine,
+        options["combine"],
         {
             **metadata,
             "dataset": dataset,
             "kind": chosen_dataset.kind,
-            "seed": seed,
+            "seed": options["seed"],
             "paradigm": "grader",
             **(
                 {"recorded": under_test.metadata()}
                 if isinstance(under_test, RecordedJudgments)
-                else {"grader": grader_metadata(str(scorer), arguments)}
+                else {"grader": grader_metadata(str(options["scorer"]), arguments)}
             ),
             "target": target,
             "input": input,

@@ -15,15 +15,15 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 
 from solvers.reading.tokens import (
-    _KEY_QUOTES,
-    _NEGATIONS,
+    KEY_QUOTES,
+    NEGATIONS,
     PLACEHOLDER,
+    Bracket,
+    Token,
     Value,
-    _attached,
-    _Bracket,
-    _brackets,
-    _Token,
-    _tokenise,
+    attached,
+    bracket_spans,
+    tokenise,
 )
 
 _ECHO_SPAN = 4
@@ -31,7 +31,7 @@ _ECHO_SPAN = 4
 _ECHO_PLACES = 16
 
 
-def _token_values(tokens: Sequence[_Token], brackets: Mapping[int, _Bracket]) -> dict[int, Value]:
+def _token_values(tokens: Sequence[Token], brackets: Mapping[int, Bracket]) -> dict[int, Value]:
     """The answer values that tokens name, for telling an echo of the instructions from an answer: brackets, numbers
     and the letters ``A`` / ``B`` (capital, or ``(a)`` / ``(b)``)."""
     values: dict[int, Value] = {}
@@ -53,7 +53,7 @@ def _token_values(tokens: Sequence[_Token], brackets: Mapping[int, _Bracket]) ->
     return values
 
 
-def _copied_passages(tokens: Sequence[_Token], prompt: str) -> list[range]:
+def _copied_passages(tokens: Sequence[Token], prompt: str) -> list[range]:
     """Runs of the answer's tokens that stand, in the same order, in one place of the prompt.
 
     From each answer token on, the longest run that also stands in a row in the prompt (at least
@@ -64,7 +64,7 @@ def _copied_passages(tokens: Sequence[_Token], prompt: str) -> list[range]:
     """
     if len(tokens) < _ECHO_SPAN:
         return []
-    words = [token.lower for token in _tokenise(prompt)]
+    words = [token.lower for token in tokenise(prompt)]
     places: dict[tuple[str, ...], list[int]] = {}
     for start in range(len(words) - _ECHO_SPAN + 1):
         places.setdefault(tuple(words[start : start + _ECHO_SPAN]), []).append(start)
@@ -87,7 +87,7 @@ def _copied_passages(tokens: Sequence[_Token], prompt: str) -> list[range]:
     return passages
 
 
-def _whole_brackets(passage: range, enclosing: Mapping[int, _Bracket]) -> range:
+def _whole_brackets(passage: range, enclosing: Mapping[int, Bracket]) -> range:
     """A copied passage without the part of a ``[[...]]`` it cuts through: ``Rating: [[`` copied from the prompt's
     ``Rating: [[n]]`` leaves the judge's own ``[[7]]`` whole."""
     start, stop = passage.start, passage.stop
@@ -98,7 +98,7 @@ def _whole_brackets(passage: range, enclosing: Mapping[int, _Bracket]) -> range:
     return range(start, max(start, stop))
 
 
-def _echoes(tokens: Sequence[_Token], prompt: str | None) -> set[int]:
+def _echoes(tokens: Sequence[Token], prompt: str | None) -> set[int]:
     """Indices of tokens that repeat the prompt's answer instructions instead of answering.
 
     An answer states one value; instructions list several or name a placeholder. So a passage copied from the
@@ -107,7 +107,7 @@ def _echoes(tokens: Sequence[_Token], prompt: str | None) -> set[int]:
     words. Without the prompt, and for instructions the judge rephrased, a sentence holding a placeholder, or
     several different bracketed answers one of which is followed by ``if``, is an echo.
     """
-    brackets = _brackets(tokens)
+    brackets = bracket_spans(tokens)
     values = _token_values(tokens, brackets)
     enclosing = {index: bracket for bracket in brackets.values() for index in range(bracket.start, bracket.end)}
     echoes: set[int] = set()
@@ -116,7 +116,7 @@ def _echoes(tokens: Sequence[_Token], prompt: str | None) -> set[int]:
         copied_values = {values[index] for index in passage if index in values}
         if PLACEHOLDER in copied_values or len(copied_values) > 1:
             echoes.update(passage)
-    by_sentence: dict[int, list[_Bracket]] = {}
+    by_sentence: dict[int, list[Bracket]] = {}
     for bracket in brackets.values():
         by_sentence.setdefault(tokens[bracket.start].sentence, []).append(bracket)
     echo_sentences = set()
@@ -129,21 +129,22 @@ def _echoes(tokens: Sequence[_Token], prompt: str | None) -> set[int]:
     return echoes
 
 
-class _Answer:
+class TokenisedAnswer:
     """A judge's answer as tokens, with its echoes of the prompt's answer instructions left out."""
 
     def __init__(self, answer: str, prompt: str | None = None):
-        tokens = _tokenise(answer)
+        tokens = tokenise(answer)
         echoes = _echoes(tokens, prompt)
         self.tokens = [token for index, token in enumerate(tokens) if index not in echoes]
-        self.bracket_at = _brackets(self.tokens)
+        self.bracket_at = bracket_spans(self.tokens)
 
-    def at(self, index: int) -> _Token | None:
+    def at(self, index: int) -> Token | None:
+        """The token at ``index``, ``None`` past either end."""
         return self.tokens[index] if 0 <= index < len(self.tokens) else None
 
     def negated(self, index: int) -> bool:
         """Whether ``not``, ``never`` or ``n't`` stands in the two tokens before ``index``."""
-        return any((word := self.at(index - back)) is not None and word.lower in _NEGATIONS for back in (1, 2))
+        return any((word := self.at(index - back)) is not None and word.lower in NEGATIONS for back in (1, 2))
 
     def bracket_values(self) -> Iterator[Value | None]:
         """What every ``[[...]]`` says, in order (quoted ones too: a bracketed answer is never a quotation)."""
@@ -156,9 +157,9 @@ class _Answer:
             before, after, colon = self.at(index - 1), self.at(index + 1), self.at(index + 2)
             if token.lower != key or before is None or after is None or colon is None or colon.text != ":":
                 continue
-            if before.text in _KEY_QUOTES and after.text in _KEY_QUOTES and _attached(before, token):
+            if before.text in KEY_QUOTES and after.text in KEY_QUOTES and attached(before, token):
                 opening = self.at(index + 3)
-                value = self.at(index + 4) if opening is not None and opening.text in _KEY_QUOTES else opening
+                value = self.at(index + 4) if opening is not None and opening.text in KEY_QUOTES else opening
                 if value is not None and value.lower in values:
                     yield value.lower
 

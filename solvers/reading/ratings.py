@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from solvers.reading.echoes import _Answer
-from solvers.reading.tokens import _CLOSING_MARKS, _COPULAS, _DASHES, _LEADING_MARKS, _attached
+from solvers.reading.echoes import TokenisedAnswer
+from solvers.reading.tokens import CLOSING_MARKS, COPULAS, DASHES, LEADING_MARKS, attached
 
 _NUMBER_OPENERS = frozenset("([{*:\"'“‘=,;>")
 """Marks that may stand right before a number without making it part of a larger token."""
@@ -66,7 +66,7 @@ _STATEMENT_WORDS = 4
 ``give this summary a 4``, ``rate the AI assistant's response as a "[7]"``."""
 _UNCOUNTED_WORDS = frozenset({"a", "an", "the", "this", "that", "its", "their", "s"})
 _LABEL_WORDS = 3
-_GAP_MARKS = frozenset(":=*()#'’,[\"“”") | _DASHES
+_GAP_MARKS = frozenset(":=*()#'’,[\"“”") | DASHES
 _STATEMENT_CLOSERS = frozenset(
     {"because", "as", "since", "for", "to", "given", "which", "and", "but", "so", "overall", "here", "due", "on"}
 )
@@ -76,7 +76,7 @@ _LIST_MARKS = frozenset(".):")
 _EMPHASIS = frozenset("*_")
 
 
-class _Rating(_Answer):
+class _Rating(TokenisedAnswer):
     def __init__(self, answer: str, high: float, prompt: str | None):
         super().__init__(answer, prompt)
         self.high = high
@@ -98,7 +98,7 @@ class _Rating(_Answer):
             end = self.at(link + 1)
             if end is None or not end.is_number or end.line != token.line:
                 continue
-            if connector.text in _DASHES or connector.lower == "to" or between:
+            if connector.text in DASHES or connector.lower == "to" or between:
                 ranges.update((index, link + 1))
         return ranges
 
@@ -116,7 +116,7 @@ class _Rating(_Answer):
             first = self.tokens[line[0]]
             mark = self.at(line[0] + 1)
             if first.is_number and first.text.isdigit() and len(first.text) < 10 and mark and mark.line == first.line:
-                if mark.text in _LIST_MARKS and _attached(first, mark):
+                if mark.text in _LIST_MARKS and attached(first, mark):
                     candidates[line[0]] = int(first.text)
         numbers = set(candidates.values())
         return {index for index, number in candidates.items() if number - 1 in numbers or number + 1 in numbers}
@@ -130,20 +130,20 @@ class _Rating(_Answer):
             return None  # a leading zero (04, 007) writes a code or a date part, not a rating
         value = float(token.text)
         before = self.at(index - 1)
-        if before is not None and _attached(before, token):
+        if before is not None and attached(before, token):
             ahead = self.at(index - 2)
-            if before.text in _DASHES:
-                if ahead is not None and _attached(ahead, before) and ahead.text not in _NUMBER_OPENERS:
+            if before.text in DASHES:
+                if ahead is not None and attached(ahead, before) and ahead.text not in _NUMBER_OPENERS:
                     return None
                 value = -value
             elif before.text not in _NUMBER_OPENERS:
                 return None
         after, beyond = self.at(index + 1), self.at(index + 2)
-        if after is not None and _attached(token, after):
+        if after is not None and attached(token, after):
             if after.is_word or after.text in _UNIT_MARKS:
                 return None
-            joins_next = beyond is not None and _attached(after, beyond) and (beyond.is_word or beyond.is_number)
-            if after.text in _DASHES | {":", ",", "."} and joins_next:
+            joins_next = beyond is not None and attached(after, beyond) and (beyond.is_word or beyond.is_number)
+            if after.text in DASHES | {":", ",", "."} and joins_next:
                 return None
         return value
 
@@ -162,7 +162,7 @@ class _Rating(_Answer):
         if denominator is None or not denominator.is_number:
             return None, index + 1
         following = self.at(denominator_index + 1)
-        if following is not None and _attached(denominator, following) and following.text not in _CLOSING_MARKS:
+        if following is not None and attached(denominator, following) and following.text not in CLOSING_MARKS:
             return None, index + 1
         return float(denominator.text), denominator_index + 1
 
@@ -180,7 +180,7 @@ class _Rating(_Answer):
         token, previous = self.at(index), self.at(index - 1)
         if token is None or previous is None or token.line != previous.line:
             return True
-        return token.text in _CLOSING_MARKS or token.lower in _STATEMENT_CLOSERS
+        return token.text in CLOSING_MARKS or token.lower in _STATEMENT_CLOSERS
 
     def _is_statement(self, index: int) -> bool:
         """Whether the number at ``index`` is introduced as the judge's score (see the module docs)."""
@@ -189,7 +189,7 @@ class _Rating(_Answer):
     def _follows_is_a(self, index: int) -> bool:
         """``It is a 4.``, ``I think it's a 3``."""
         article, copula = self.at(index - 1), self.at(index - 2)
-        return article is not None and article.lower in ("a", "an") and copula is not None and copula.lower in _COPULAS
+        return article is not None and article.lower in ("a", "an") and copula is not None and copula.lower in COPULAS
 
     def _follows_score_word(self, index: int) -> bool:
         """``Score: 4``, ``score (1-5): 4``, ``I would give this summary a 4``; ``Score:`` may end its line."""
@@ -221,7 +221,7 @@ class _Rating(_Answer):
             position -= 1
         if not 1 <= words <= _LABEL_WORDS:
             return False
-        position = self._skip_back(position, _LEADING_MARKS)
+        position = self._skip_back(position, LEADING_MARKS)
         if position - 1 in self.list_markers:
             position -= 2
         previous = self.at(position)
@@ -257,7 +257,7 @@ class _Rating(_Answer):
                 yield self.number(content[0])
             elif number == 0 and len(content) > 2:
                 opening, mark = self.tokens[content[0]], self.tokens[content[1]]
-                if mark.text in ".:,)" or mark.text in _DASHES | {"("} and not _attached(opening, mark):
+                if mark.text in ".:,)" or mark.text in DASHES | {"("} and not attached(opening, mark):
                     yield self.number(content[0])
         if lines:
             yield self._closing_number(lines[-1])
@@ -274,9 +274,9 @@ class _Rating(_Answer):
 
     def _leading_mark(self, index: int) -> bool:
         token, following = self.tokens[index], self.at(index + 1)
-        if token.text in _DASHES and following is not None and _attached(token, following):
+        if token.text in DASHES and following is not None and attached(token, following):
             return False
-        return token.text in _LEADING_MARKS
+        return token.text in LEADING_MARKS
 
     def _closing_number(self, line: list[int]) -> float | None:
         content = self._strip_marks(line)
@@ -284,7 +284,7 @@ class _Rating(_Answer):
             return None
         last = content[-1]
         previous = self.at(last - 1)
-        if previous is None or previous.line != self.tokens[last].line or previous.text in _CLOSING_MARKS | {":"}:
+        if previous is None or previous.line != self.tokens[last].line or previous.text in CLOSING_MARKS | {":"}:
             return self.number(last)
         return None
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from solvers.reading.formats import AnswerFormat
-from solvers.reading.shapes import _JSON_BRACKETS, _JSON_VERDICTS, AnswerShape, Reading, read_answer
+from solvers.reading.shapes import JSON_BRACKETS, JSON_VERDICTS, AnswerShape, Reading, read_answer
 
 _YES_NO_WORDS = {"yes": 1.0, "no": 0.0, "true": 1.0, "false": 0.0}
 
@@ -38,8 +38,8 @@ def read_value(value: Any, shape: AnswerShape) -> float | str | None:
     """A recorded value as an answer of ``shape``: a rating on its scale, a verdict (``A``, ``B``, ``tie``), or
     yes/no as 1/0 (or the share of yes); ``None`` where it is none of them."""
     if shape.kind == "verdict":
-        said = _JSON_BRACKETS.fullmatch(value.strip().lower()) if isinstance(value, str) else None
-        return _JSON_VERDICTS.get(said.group(1)) if said else None
+        said = JSON_BRACKETS.fullmatch(value.strip().lower()) if isinstance(value, str) else None
+        return JSON_VERDICTS.get(said.group(1)) if said else None
     if shape.kind == "yes_no":
         if isinstance(value, bool):
             return float(value)

@@ -15,13 +15,13 @@ from typing import Any, NamedTuple
 
 from solvers.reading.formats import JSON_FIELDS, AnswerFormat, AnswerKind
 from solvers.reading.ratings import parse_rating
-from solvers.reading.tokens import _CHECK_LABELS
+from solvers.reading.tokens import CHECK_LABELS
 from solvers.reading.verdicts import parse_verdict
 from solvers.reading.yes_no import parse_yes_no
 
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
-_JSON_BRACKETS = re.compile(r"(?:\[\[\s*)?(\w+)(?:\s*\]\])?")
-_JSON_VERDICTS = {"a": "A", "b": "B", "tie": "tie", "c": "tie"}
+JSON_BRACKETS = re.compile(r"(?:\[\[\s*)?(\w+)(?:\s*\]\])?")
+JSON_VERDICTS = {"a": "A", "b": "B", "tie": "tie", "c": "tie"}
 """A verdict or yes/no field's word, with or without ``[[ ]]`` around it (``"[[A]]"``)."""
 
 
@@ -61,11 +61,11 @@ class AnswerShape:
         (``"tie"``, ``"C"``, bracketed or not, as FBI's authors ask for it); yes or no. A string holding something
         else (``"4"``, ``"8/10"``, ``"Assistant A"``) is read by the text rules, on its own."""
         if isinstance(value, str):
-            said = _JSON_BRACKETS.fullmatch(value.strip().lower())
+            said = JSON_BRACKETS.fullmatch(value.strip().lower())
             word = said.group(1) if said else ""
-            if self.kind == "verdict" and word in _JSON_VERDICTS:
-                return _JSON_VERDICTS[word]
-            if self.kind == "yes_no" and word in _CHECK_LABELS:
+            if self.kind == "verdict" and word in JSON_VERDICTS:
+                return JSON_VERDICTS[word]
+            if self.kind == "yes_no" and word in CHECK_LABELS:
                 return word == "yes"
             return self.parse_text(value)
         if self.kind == "rating" and isinstance(value, (int, float)) and not isinstance(value, bool):

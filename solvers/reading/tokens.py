@@ -12,19 +12,21 @@ _TOKEN = re.compile(r"[0-9]+(?:\.[0-9]+)?|[^\W\d_]+|\S")
 
 _SENTENCE_ENDS = frozenset(".!?")
 _QUOTES = frozenset('"“”')
-_KEY_QUOTES = frozenset("\"'")
+KEY_QUOTES = frozenset("\"'")
 """The quotes around a key or value of a JSON object, or of a Python dict a judge writes instead."""
-_DASHES = frozenset("-–—−")
-_CLOSING_MARKS = frozenset(".,;!?)]}*\"'’”(") | _DASHES
+DASHES = frozenset("-–—−")
+CLOSING_MARKS = frozenset(".,;!?)]}*\"'’”(") | DASHES
 """Marks that may follow an answer and end its statement: ``Score: 4.``, ``(4)``, ``"score": 4}`` (a JSON object),
 ``Response 2.``."""
-_LEADING_MARKS = frozenset("*#>_`•") | _DASHES
+LEADING_MARKS = frozenset("*#>_`•") | DASHES
 """Markup and bullets that may open a line before its answer (``**4**``, ``- yes``)."""
-_COPULAS = frozenset({"is", "was", "seems", "appears", "looks", "s"})
+COPULAS = frozenset({"is", "was", "seems", "appears", "looks", "s"})
 """``s`` is what is left of ``'s`` after tokenising (``it's``)."""
 
 
-class _Token(NamedTuple):
+class Token(NamedTuple):
+    """One token of an answer: its text, where it stands (characters, line, sentence) and what kind it is."""
+
     text: str
     lower: str
     is_number: bool
@@ -36,16 +38,17 @@ class _Token(NamedTuple):
     quoted: bool = False
 
 
-def _attached(left: _Token, right: _Token) -> bool:
+def attached(left: Token, right: Token) -> bool:
+    """Whether ``right`` follows ``left`` with no space between (``4/5``, ``[[A]]``)."""
     return left.end == right.start
 
 
-def _tokenise(answer: str) -> list[_Token]:
+def tokenise(answer: str) -> list[Token]:
     """Tokens with their line and sentence; a sentence ends at ``.``, ``!``, ``?`` or a line break.
 
     A ``.`` right after a number that opens its line is a list marker (``1.``), not a sentence end.
     """
-    tokens: list[_Token] = []
+    tokens: list[Token] = []
     sentence = 0
     offset = 0
     for line, text in enumerate(answer.split("\n")):
@@ -53,7 +56,7 @@ def _tokenise(answer: str) -> list[_Token]:
         for match in _TOKEN.finditer(text):
             word = match.group()
             start = offset + match.start()
-            token = _Token(
+            token = Token(
                 word, word.lower(), word[0] in "0123456789", word[0].isalpha(), start, start + len(word), line, sentence
             )
             tokens.append(token)
@@ -61,7 +64,7 @@ def _tokenise(answer: str) -> list[_Token]:
                 marker = (
                     len(tokens) == line_start + 2
                     and tokens[line_start].is_number
-                    and _attached(tokens[line_start], token)
+                    and attached(tokens[line_start], token)
                 )
                 if not marker:
                     sentence += 1
@@ -70,7 +73,7 @@ def _tokenise(answer: str) -> list[_Token]:
     return _mark_quotes(tokens)
 
 
-def _mark_quotes(tokens: list[_Token]) -> list[_Token]:
+def _mark_quotes(tokens: list[Token]) -> list[Token]:
     """Flag tokens inside a quoted passage: a pair of double quotes on one line around 3+ words or numbers
     (``"[7]"`` quotes no passage)."""
     quoted: set[int] = set()
@@ -89,8 +92,8 @@ def _mark_quotes(tokens: list[_Token]) -> list[_Token]:
     return [token._replace(quoted=True) if index in quoted else token for index, token in enumerate(tokens)]
 
 
-_CHECK_LABELS = frozenset({"yes", "no"})
-_NEGATIONS = frozenset({"not", "never", "t"})
+CHECK_LABELS = frozenset({"yes", "no"})
+NEGATIONS = frozenset({"not", "never", "t"})
 """``t`` is what is left of ``n't`` after tokenising."""
 _BRACKET_TOKENS = 6
 """The most tokens a ``[[...]]`` answer holds (``[[A>>B]]`` holds four)."""
@@ -109,7 +112,7 @@ the prompts of this project do not). It is an answer, so it ends the reading, bu
 of the offered verdicts: the answer is unparsable rather than misread from its reasoning."""
 
 
-class _Bracket(NamedTuple):
+class Bracket(NamedTuple):
     """A ``[[...]]`` from its first ``[`` (``start``) to after its last ``]`` (``end``), and what it says."""
 
     start: int
@@ -129,7 +132,7 @@ def _bracket_value(text: str) -> Value | None:
         return "tie"
     if lower == "d":
         return NOT_OFFERED
-    if lower in _CHECK_LABELS:
+    if lower in CHECK_LABELS:
         return lower
     comparison = _COMPARISON.fullmatch(lower)
     if comparison:
@@ -147,19 +150,19 @@ def _bracket_value(text: str) -> Value | None:
 _NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 
 
-def _brackets(tokens: Sequence[_Token]) -> dict[int, _Bracket]:
+def bracket_spans(tokens: Sequence[Token]) -> dict[int, Bracket]:
     """Every ``[[...]]`` on one line, by the index of its first ``[`` (each start looks at most a few tokens on)."""
-    found: dict[int, _Bracket] = {}
+    found: dict[int, Bracket] = {}
     for index in range(len(tokens) - 4):
         first, second = tokens[index], tokens[index + 1]
-        if first.text != "[" or second.text != "[" or not _attached(first, second):
+        if first.text != "[" or second.text != "[" or not attached(first, second):
             continue
         for close in range(index + 3, min(index + 3 + _BRACKET_TOKENS, len(tokens) - 1)):
             left, right = tokens[close], tokens[close + 1]
             if left.line != first.line or left.text == "[":
                 break
-            if left.text == "]" and right.text == "]" and _attached(left, right):
+            if left.text == "]" and right.text == "]" and attached(left, right):
                 text = "".join(token.text for token in tokens[index + 2 : close])
-                found[index] = _Bracket(index, close + 2, text, _bracket_value(text))
+                found[index] = Bracket(index, close + 2, text, _bracket_value(text))
                 break
     return found

@@ -24,13 +24,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Literal
 
-from solvers.reading.echoes import _Answer
-from solvers.reading.tokens import _CLOSING_MARKS, _COPULAS, _DASHES, _KEY_QUOTES, _NEGATIONS, NOT_OFFERED, _attached
+from solvers.reading.echoes import TokenisedAnswer
+from solvers.reading.tokens import CLOSING_MARKS, COPULAS, DASHES, KEY_QUOTES, NEGATIONS, NOT_OFFERED, attached
 
 Verdict = Literal["A", "B", "tie"]
 
 _VERDICT_WORDS = frozenset({"verdict", "winner", "choice", "decision", "preference"})
-_VERDICT_LINKS = frozenset({":", "=", "is", "was", "*"}) | _DASHES
+_VERDICT_LINKS = frozenset({":", "=", "is", "was", "*"}) | DASHES
 _VERDICT_REACH = 8
 """A verdict statement names its answer within this many tokens of ``verdict:`` / ``verdict is``."""
 _RANKED = frozenset({"better", "best", "preferred", "stronger", "winning", "final"})
@@ -59,7 +59,7 @@ def _other(letter: Verdict) -> Verdict:
     return "B" if letter == "A" else "A"
 
 
-class _Verdict(_Answer):
+class _Verdict(TokenisedAnswer):
     def __init__(self, answer: str, prompt: str | None):
         super().__init__(answer, prompt)
         self.named = self._named_answers()
@@ -79,10 +79,10 @@ class _Verdict(_Answer):
                 named[index] = (token.text, index + 1)  # type: ignore[assignment]
             elif token.text == "(" and after is not None and after.lower in ("a", "b"):
                 close = self.at(index + 2)
-                if close is not None and close.text == ")" and _attached(token, after) and _attached(after, close):
+                if close is not None and close.text == ")" and attached(token, after) and attached(after, close):
                     named[index] = (after.lower.upper(), index + 3)  # type: ignore[assignment]
             elif token.text in ("1", "2") and before is not None and before.lower in _SUBJECTS:
-                joined = after is not None and _attached(token, after) and after.text not in _CLOSING_MARKS | {":"}
+                joined = after is not None and attached(token, after) and after.text not in CLOSING_MARKS | {":"}
                 if before.line == token.line and not joined:
                     named[index] = ("A" if token.text == "1" else "B", index + 1)
         return named
@@ -119,7 +119,7 @@ class _Verdict(_Answer):
         and a JSON object's ``"verdict": "B"``."""
         for index, token in enumerate(self.tokens):
             link, previous = self.at(index + 1), self.at(index - 1)
-            if link is not None and link.text in _KEY_QUOTES and _attached(token, link):
+            if link is not None and link.text in KEY_QUOTES and attached(token, link):
                 index, link = index + 1, self.at(index + 2)  # the key of a JSON object: "verdict": ...
             named = token.lower in _SUBJECTS and previous is not None and previous.lower in _RANKED
             if not (token.lower in _VERDICT_WORDS or named) or link is None or link.lower not in _VERDICT_LINKS:
@@ -147,8 +147,8 @@ class _Verdict(_Answer):
         token, before, after = self.tokens[index], self.at(index - 1), self.at(index + 1)
         if len(token.text) != 1 or not token.is_word or before is None or after is None:
             return None
-        quoted = before.text in _KEY_QUOTES and after.text in _KEY_QUOTES
-        return token.lower if quoted and _attached(before, token) and _attached(token, after) else None
+        quoted = before.text in KEY_QUOTES and after.text in KEY_QUOTES
+        return token.lower if quoted and attached(before, token) and attached(token, after) else None
 
     def bare(self) -> Iterator[str | None]:
         """An answer that is only a verdict: ``B``, ``tie``, ``(A)``, ``Output (a)``, ``Response 2``."""
@@ -232,13 +232,13 @@ class _Verdict(_Answer):
         if word is not None and word.text == "'":
             position += 1
         word = self.at(position)
-        if word is None or word.lower not in _COPULAS | {"wins"}:
+        if word is None or word.lower not in COPULAS | {"wins"}:
             return None
         if word.lower == "wins":
             return True
         for ahead in range(position + 1, position + 4):
             word = self.at(ahead)
-            if word is None or word.lower in _NEGATIONS:
+            if word is None or word.lower in NEGATIONS:
                 return None
             if word.lower in _BETTER:
                 return True
