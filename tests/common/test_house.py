@@ -256,3 +256,19 @@ def test_every_suite_compares_its_task_version_and_every_option_not_naming_the_j
         assert definition.comparable_on[0] == "task_version", definition.name
         for option in definition.options:
             assert (option.name in definition.comparable_on) != bool(option.not_compared), (definition.name, option)
+
+
+def test_no_private_name_is_imported_from_another_module():
+    """A name with a leading underscore is its module's own business: another module that needs it gets a public
+    name (the answer readers once shared a dozen private tokens and marks)."""
+    ours = tuple(package for package in PACKAGES if package not in ("benchmarks", "tests"))
+    offenders = [
+        f"{path.relative_to(ROOT)}: {node.module}.{alias.name}"
+        for package in ours
+        for path in (ROOT / package).rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in ours
+        for alias in node.names
+        if alias.name.startswith("_")
+    ]
+    assert offenders == []
