@@ -27,25 +27,6 @@ REQUIRED: Any = inspect.Parameter.empty
 TASK_OPTIONS = "__suite_task_options__"
 """The attribute :meth:`SuiteDefinition.takes` sets on a task function: ``(definition name, task options name)``."""
 
-COUNTS_LOWER_IS_BETTER = (
-    "parse_failure",
-    "n_undefined",
-    "undefined",
-    "missed",
-    "explanation_unparsed",
-    "json_fallbacks",
-    "unanswered",
-)
-"""Metric name prefixes, in every suite, of counts a better judge keeps low."""
-
-LOWER_IS_BETTER = re.compile(
-    r"^(si_)?(error_rate|flip_rate|perturbed_both_orders|tie_both_orders|tie_rate|"
-    + "|".join(COUNTS_LOWER_IS_BETTER)
-    + ")"
-)
-"""Metric names, in every suite, where a better judge scores lower (the rest: higher is better, or neutral counts):
-FBI's rates and the counts; lm-eval's YAML files and ``judge-report`` both read their direction here."""
-
 LOGGED_AS_SOURCE = "where the data came from is compared as the logged `source`"
 """An option that chooses the data: the task logs where it came from as ``source``, compared instead."""
 

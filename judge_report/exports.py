@@ -17,10 +17,10 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judge_data.definitions import COUNTS_LOWER_IS_BETTER
 from judge_report.runs import Run
 from judge_report.suites import SuiteView, confidence_interval
 from judge_report.tables import Report
+from scorers.directions import is_count
 
 if TYPE_CHECKING:
     from huggingface_hub import ModelCardData
@@ -53,7 +53,7 @@ def _finite_headlines(run: Run, view: SuiteView) -> list[tuple[str, float]]:
     return [
         (name, run.metrics[name])
         for name in view.headlines(run)
-        if not math.isnan(run.metrics[name]) and not name.startswith(COUNTS_LOWER_IS_BETTER)
+        if not math.isnan(run.metrics[name]) and not is_count(name)
     ]
 
 

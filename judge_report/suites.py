@@ -19,9 +19,10 @@ from dhp_tasks.definition import DHP_GRADER as DHP_GRADER_DEFINITION
 from fbi_tasks.definition import FBI as FBI_DEFINITION
 from fbi_tasks.definition import FBI_GRADER as FBI_GRADER_DEFINITION
 from grader_tasks.definition import GRADER_AGREEMENT as GRADER_AGREEMENT_DEFINITION
-from judge_data.definitions import LOWER_IS_BETTER, SuiteDefinition
+from judge_data.definitions import SuiteDefinition
 from judge_report.runs import Run
 from scorers.criteria_consistency import IDENTICAL_LISTS
+from scorers.directions import higher_is_better
 from scorers.system_agreement import few_systems_caveat
 
 Contribution = tuple[Run, str, float]
@@ -106,7 +107,7 @@ class SuiteView:
     def higher_is_better(self, metric: str) -> bool:
         """Whether a larger value of ``metric`` ranks a judge higher (a headline's family shares its direction)."""
         lower = tuple(headline.metric for headline in self.definition.headlines if not headline.higher_is_better)
-        return not (metric.startswith(lower) or LOWER_IS_BETTER.match(metric))
+        return not metric.startswith(lower) and higher_is_better(metric)
 
     def unparsed(self, run: Run) -> tuple[float, float]:
         """``(answers that did not parse, answers asked for)`` in a run."""

@@ -26,7 +26,6 @@ from dhp_tasks.suite import all_perturbations
 from fbi_tasks.data import ABILITIES, CATEGORIES, SCORE_INVARIANT
 from fbi_tasks.definition import FBI
 from fbi_tasks.prompts import STRATEGIES
-from judge_data.definitions import LOWER_IS_BETTER
 from judge_data.human import GROUPS
 from scorers.agreement import ALPHA_ANNOTATORS, ALPHA_WITH_JUDGE, pair_alpha_name, rater_pairs
 from scorers.coeval import OVERALL
@@ -253,8 +252,3 @@ TASKS: dict[str, LmEvalTask] = _build_table()
 def aggregation_name(metric: str) -> str:
     """The name of the ``utils.py`` aggregation that reports ``metric`` (a Python identifier)."""
     return "agg_" + re.sub(r"[^0-9A-Za-z_]", "_", metric.replace("/", "__"))
-
-
-def higher_is_better(metric: str) -> bool:
-    """The direction lm-eval shows for a metric: lower is better for error rates, failures and the like."""
-    return LOWER_IS_BETTER.match(metric) is None

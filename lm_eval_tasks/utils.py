@@ -52,8 +52,8 @@ from lm_eval_tasks.tasks import (
     TASKS,
     LmEvalTask,
     aggregation_name,
-    higher_is_better,
 )
+from scorers.directions import higher_is_better
 from scorers.likelihood import normalized_logprob
 from solvers.likelihood import SEPARATOR, response_bytes
 

@@ -14,13 +14,15 @@ import numpy as np
 from inspect_ai.scorer import Metric, SampleScore, metric
 
 from scorers.agreement import alpha_interval, interval_alpha
-from scorers.values import as_float
+from scorers.values import MetricFamily, as_float
 
 SELF_ALPHA = "self_alpha"
 """α of the grades with the epochs as raters (interval metric; with 0/1 grades the same as nominal)."""
 
 GRADES_CHANGED = "grades_changed"
 """The share of submissions graded in two epochs or more whose grades are not all equal."""
+
+METRIC_FAMILIES = (MetricFamily(GRADES_CHANGED, higher_is_better=False),)
 
 
 def consistency_metrics(units: Sequence[Sequence[float]], unit_items: Sequence[int]) -> dict[str, float]:

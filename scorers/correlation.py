@@ -17,6 +17,8 @@ from typing import Literal
 import numpy as np
 from scipy import stats
 
+from scorers.values import MetricFamily
+
 Method = Literal["pearson", "spearman", "kendall"]
 METHODS: tuple[Method, ...] = ("pearson", "spearman", "kendall")
 
@@ -483,3 +485,7 @@ def undefined_reasons(criteria: Iterable[CriterionScores]) -> Mapping[str, str]:
         if reason is not None:
             reasons[scores.criterion] = reason
     return reasons
+
+
+METRIC_FAMILIES = (MetricFamily("undefined", higher_is_better=False, count=True),)
+"""``undefined``: criteria (or lists) whose correlation is undefined."""

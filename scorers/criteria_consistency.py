@@ -24,7 +24,7 @@ from inspect_ai.solver import TaskState
 from judge_data import DownloadError
 from judge_data.inspect_private import PrerequisiteError
 from scorers.unparsed import MetricNotes
-from scorers.values import as_float
+from scorers.values import MetricFamily, as_float
 from solvers.criteria_lists import CRITERIA_STORE_KEY, parse_criteria_list
 
 if TYPE_CHECKING:
@@ -321,3 +321,7 @@ def criteria_lists_summary() -> Metric:
         return means
 
     return compute
+
+
+METRIC_FAMILIES = (MetricFamily("missed", higher_is_better=False, count=True),)
+"""``missed``: expert criteria no judge-written criterion matches."""

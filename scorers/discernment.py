@@ -17,6 +17,7 @@ import numpy as np
 from scipy import special, stats
 
 from scorers.correlation import MAX_UNDEFINED_RESAMPLES, Interval, percentile_interval
+from scorers.values import MetricFamily
 
 SIGNIFICANCE = 0.05
 """D = log_0.05(p): a discernment of 1 is a p-value of exactly 0.05."""
@@ -596,3 +597,7 @@ def bootstrap_interval(resampled: np.ndarray | None, score: float, n_items: int,
             f"{MAX_UNDEFINED_RESAMPLES:.0%} may)",
         )
     return Interval(max(low, 0.0), min(high, MAX_DISCERNMENT))
+
+
+METRIC_FAMILIES = (MetricFamily("n_undefined", higher_is_better=False, count=True),)
+"""``n_undefined`` and ``n_undefined_EW``: perturbations whose D is undefined."""

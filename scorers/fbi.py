@@ -34,7 +34,15 @@ from scorers.blind_spots import (
     single_failure_probability,
 )
 from scorers.unparsed import UNANSWERED_JUDGMENTS, register_warning_hook, unparsed_record
-from scorers.values import JSON_FALLBACKS, UNANSWERED, as_float, headlines_first, json_fallbacks, unanswered
+from scorers.values import (
+    JSON_FALLBACKS,
+    UNANSWERED,
+    MetricFamily,
+    as_float,
+    headlines_first,
+    json_fallbacks,
+    unanswered,
+)
 from solvers.judge import ANSWERS_STORE_KEY, PROMPTS_STORE_KEY
 from solvers.reading.formats import AnswerFormat
 from solvers.reading.json_answers import answer_config
@@ -68,6 +76,16 @@ OUTCOME_METRICS = {
 
 HEADLINES = ("error_rate", "si_error_rate", "flip_rate", "si_flip_rate", "parse_failures")
 """Shown first in inspect's results table; rates per ability and category and the intervals follow."""
+
+FAILURE_RATES = ("error_rate", "flip_rate", "perturbed_both_orders", "tie_both_orders", "tie_rate")
+"""The rates of judgments that fail to penalise an error, in every form (per category, per order, with ``si_`` for
+the score-invariant edits, where failing is penalising)."""
+
+METRIC_FAMILIES = (
+    *(MetricFamily(f"{prefix}{rate}", higher_is_better=False) for prefix in ("", "si_") for rate in FAILURE_RATES),
+    MetricFamily("explanation_unparsed", higher_is_better=False, count=True),
+)
+
 
 VERDICT_COUNTS = {"A": "verdicts_first", "B": "verdicts_second", "tie": "verdicts_tie"}
 

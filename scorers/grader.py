@@ -33,7 +33,7 @@ from scorers.blind_spots import single_failure
 from scorers.dhp import ANSWERS_KEY, FAILURES_KEY
 from scorers.fbi import blind_spot_metrics
 from scorers.unparsed import UNANSWERED_JUDGMENTS, UNPARSED_ANSWERS, register_warning_hook, unparsed_record
-from scorers.values import UNANSWERED, as_float
+from scorers.values import UNANSWERED, MetricFamily, as_float
 from solvers.grader import GRADES_STORE_KEY, grading_in_this_process
 from solvers.recorded import RECORDED_STORE_KEY
 
@@ -44,6 +44,8 @@ _GRADE_WORDS = ("yes", "no", "true", "false")
 SCORER_ERRORS = "scorer_errors"
 """Score-value and metric key: submissions whose grading raised an exception (``parse_failures`` counts the grades
 that could not be read, apart from these)."""
+
+METRIC_FAMILIES = (MetricFamily(SCORER_ERRORS, higher_is_better=False, count=True),)
 
 
 def grade_value(value: Any) -> float | None:

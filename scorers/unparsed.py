@@ -23,6 +23,8 @@ from inspect_ai.hooks import Hooks, SampleEnd, TaskEnd, hooks
 from inspect_ai.log import read_eval_log_async
 from inspect_ai.scorer import SampleScore, Score
 
+from scorers.values import MetricFamily
+
 logger = logging.getLogger(__name__)
 
 WARNING_SHARE = 0.05
@@ -34,6 +36,10 @@ UNPARSED_ANSWERS = "unparsed_answers"
 
 UNANSWERED_JUDGMENTS = "unanswered"
 """Score-metadata key (recorded judgments): the judgments of the sample the file has no row for, by name."""
+
+METRIC_FAMILIES = (MetricFamily("parse_failure", higher_is_better=False, count=True),)
+"""``parse_failures`` and ``parse_failure_rate`` (with their per-criterion forms), in every suite."""
+
 
 PACKAGES = ("dhp_tasks/", "fbi_tasks/", "adherence_tasks/", "coeval_tasks/", "grader_tasks/")
 """Registry prefixes of the tasks whose logs the hook reads from disk when it is handed the header only."""

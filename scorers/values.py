@@ -4,7 +4,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
+
+
+@dataclass(frozen=True)
+class MetricFamily:
+    """The metrics whose names start with ``prefix``, and which way a better judge moves them, declared by the
+    module that computes them (as lm-eval's ``higher_is_better`` is declared with each metric): lm-eval's task files
+    and ``judge-report`` read them through :mod:`scorers.directions`."""
+
+    prefix: str
+    higher_is_better: bool
+    count: bool = False
+    """A tally of answers (parse failures, unanswered judgments) rather than a measure of the judge: leaderboard
+    exports leave it out."""
+
 
 JSON_FALLBACKS = "json_fallbacks"
 """Score-value and metric key (``answer_format=json``): answers that were not the asked JSON object and were read
@@ -17,6 +32,11 @@ row for, left out of the statistics (not parse failures: there is no answer to r
 JSON_ONLY_METRICS = (JSON_FALLBACKS,)
 """Metrics an inspect run reports only with ``answer_format=json``; lm-eval lists every metric of a task in its YAML
 file, so there they are NaN under ``answer_format=text``."""
+
+METRIC_FAMILIES = (
+    MetricFamily(JSON_FALLBACKS, higher_is_better=False, count=True),
+    MetricFamily(UNANSWERED, higher_is_better=False, count=True),
+)
 
 
 def as_float(value: object) -> float:

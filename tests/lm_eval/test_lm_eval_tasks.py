@@ -13,7 +13,8 @@ import pytest
 from judge_data import OptionError
 from lm_eval_tasks import TASK_DIR
 from lm_eval_tasks.generate import generated_files
-from lm_eval_tasks.tasks import CUSTOM, TASKS, aggregation_name, higher_is_better
+from lm_eval_tasks.tasks import CUSTOM, TASKS, aggregation_name
+from scorers.directions import higher_is_better
 from tests.coeval.test_coeval_criteria import DATASETS, coeval_folder, minilm  # noqa: F401 (minilm is a fixture)
 
 
