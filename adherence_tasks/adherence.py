@@ -44,15 +44,10 @@ from scorers.likelihood import DEFAULT_NORMALIZATION, Normalization, likelihood_
 from solvers.judge import sample_prompts
 from solvers.judge_template import ADHERENCE_PLACEHOLDERS, JudgeTemplate, check_template_scoring, load_judge_template
 from solvers.likelihood import score_likelihood
+from solvers.logprobs import logprob_prompts
 from solvers.reading.formats import AnswerFormat
 from solvers.reading.json_answers import answer_config, check_answer_format
-from solvers.reading.logprobs import (
-    Scoring,
-    check_rating_scoring,
-    logprob_prompts,
-    max_tokens_for,
-    whole_number_scale,
-)
+from solvers.reading.logprobs import Scoring, check_rating_scoring, max_tokens_for, whole_number_scale
 from solvers.recorded import recorded_judgments
 
 logger = logging.getLogger(__name__)

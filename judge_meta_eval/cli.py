@@ -32,14 +32,13 @@ from inspect_ai.solver import generate as generate_solver
 
 from judge_data import DownloadError, OptionError
 from judge_data.inspect_private import PrerequisiteError, parse_cli_args
+from judge_data.providers import LIKELIHOOD_PROVIDERS, gives_likelihoods, gives_logprobs
 from judge_meta_eval import dry_run
 from judge_meta_eval.presets import SUITES, Preset, PresetTask, load_preset, preset_names
 from judge_meta_eval.recorded import add_parser as add_recorded_parser
 from judge_meta_eval.recorded import run_recorded
 from judge_meta_eval.suites import task_function
 from scorers.criteria_consistency import DEFAULT_EMBEDDER, unscored_tasks
-from solvers.likelihood import gives_likelihoods
-from solvers.reading.logprobs import gives_logprobs
 
 DEFAULT_PRESET = "standard"
 DEFAULT_LOG_DIR = "logs/judge-meta-eval"
@@ -79,7 +78,7 @@ def plan(model: str, tasks: Sequence[PresetTask]) -> Planned:
     runnable, skipped = [], []
     for entry in tasks:
         if entry.scoring == "perplexity" and not gives_likelihoods(model):
-            reason = "needs prompt log-likelihoods (hf/, vllm-completions/, openai-api-completions/)"
+            reason = f"needs prompt log-likelihoods ({', '.join(f'{name}/' for name in LIKELIHOOD_PROVIDERS)})"
         elif entry.scoring == "logprobs" and not gives_logprobs(model):
             reason = "needs top log-probabilities, which this provider does not return"
         elif entry.task == "coeval_tasks/criteria" and importlib.util.find_spec("sentence_transformers") is None:

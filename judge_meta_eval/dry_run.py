@@ -32,6 +32,7 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from judge_data.inspect_private import batch_providers
+from judge_data.providers import answers_several_choices
 
 CHECK_LABEL = "judge check"
 """The table's line for the request that checks a judge answers before its tasks start."""
@@ -47,17 +48,6 @@ CHARACTERS_PER_TOKEN = 4
 
 MESSAGE_OVERHEAD = 4
 """Estimated template tokens per chat message (role markers and separators)."""
-
-NUM_CHOICES_PROVIDERS = frozenset(
-    {
-        "openai", "openai-api", "openai-api-completions", "vllm", "vllm-completions", "sglang", "together", "groq",
-        "google", "fireworks", "deepseek", "openrouter", "ollama", "llama-cpp-python", "litellm-proxy", "sambanova",
-        "moonshot", "meta", "perplexity", "cloudflare", "hf-inference-providers", "sagemaker",
-    }
-)  # fmt: skip
-"""Providers whose inspect API asks for several answers in one call (``num_choices``, OpenAI's ``n``); others
-(``hf/``, ``anthropic/``, ...) answer once per call, and the judge solvers ask again for the rest."""
-
 
 BATCH_PRICE_SHARE = 0.5
 """The share of the interactive price a batch request costs: OpenAI, Anthropic, Google, Together and xAI (the
@@ -108,7 +98,7 @@ class DryRunAPI(ModelAPI):
         **model_args: Any,
     ) -> None:
         super().__init__(model_name, base_url, api_key, [], config)
-        self.several_choices = model_name.split("/", 1)[0] in NUM_CHOICES_PROVIDERS
+        self.several_choices = answers_several_choices(model_name)
 
     async def generate(
         self,

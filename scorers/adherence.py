@@ -16,15 +16,9 @@ from scorers.system_agreement import SYSTEM_JUDGE_CONSTANT, system_agreement
 from scorers.unparsed import UNANSWERED_JUDGMENTS, MetricNotes, register_warning_hook, unparsed_record
 from scorers.values import JSON_FALLBACKS, UNANSWERED, as_float, json_fallbacks, unanswered
 from solvers.judge import PROMPTS_STORE_KEY, SAMPLES_STORE_KEY
+from solvers.logprobs import LOGPROBS_STORE_KEY
 from solvers.reading.formats import AnswerFormat
-from solvers.reading.logprobs import (
-    DEFAULT_MIN_MASS,
-    LOGPROBS_STORE_KEY,
-    LogprobRating,
-    RatingScoring,
-    rating_details,
-    stored_rating,
-)
+from solvers.reading.logprobs import DEFAULT_MIN_MASS, LogprobRating, RatingScoring, rating_details, stored_rating
 from solvers.reading.recorded import read_recorded, shown
 from solvers.reading.shapes import YES_NO, AnswerShape, Reading, read_answer
 from solvers.recorded import RECORDED_STORE_KEY

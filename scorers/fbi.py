@@ -44,16 +44,10 @@ from scorers.values import (
     unanswered,
 )
 from solvers.judge import ANSWERS_STORE_KEY, PROMPTS_STORE_KEY
+from solvers.logprobs import LOGPROBS_STORE_KEY
 from solvers.reading.formats import AnswerFormat
 from solvers.reading.json_answers import answer_config
-from solvers.reading.logprobs import (
-    DEFAULT_MIN_MASS,
-    LOGPROBS_STORE_KEY,
-    LogprobRating,
-    RatingScoring,
-    rating_details,
-    stored_rating,
-)
+from solvers.reading.logprobs import DEFAULT_MIN_MASS, LogprobRating, RatingScoring, rating_details, stored_rating
 from solvers.reading.recorded import read_recorded, shown
 from solvers.reading.shapes import VERDICT, YES_NO, AnswerShape, read_answer
 from solvers.recorded import RECORDED_STORE_KEY

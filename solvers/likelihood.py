@@ -130,16 +130,6 @@ def _provider(model: Model) -> str:
     return registry_info(model.api).name.split("/")[-1]
 
 
-LIKELIHOOD_PROVIDERS = ("hf", "vllm-completions", "openai-api-completions")
-"""Providers whose APIs give prompt log-likelihoods (:data:`SUPPORTED_PROVIDERS` says how)."""
-
-
-def gives_likelihoods(model: str) -> bool:
-    """Whether a model named ``provider/...`` can be scored by likelihood, told from its provider alone (no model
-    is loaded): for planning runs before any model exists."""
-    return model.split("/", 1)[0] in LIKELIHOOD_PROVIDERS
-
-
 def _is_completions(api: ModelAPI) -> bool:
     """A completions server's API, or any API that declares it returns vLLM-style ``prompt_logprobs``."""
     return isinstance(api, (VLLMCompletionsAPI, OpenAICompatibleCompletionsAPI)) or bool(

@@ -56,19 +56,17 @@ plain dicts, so the scorer computes the rating and ``inspect score`` can recompu
 
 from __future__ import annotations
 
-import asyncio
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from inspect_ai.model import ChatMessage, GenerateConfig, Logprob, Logprobs, Model, ModelOutput, get_model
-from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.model import ChatMessage, Logprob, Logprobs
 
 from judge_data.definitions import Option
-from judge_data.inspect_private import PrerequisiteError, active_model
 from judge_data.options import OptionError
+from judge_data.providers import check_logprobs_provider
 
 RatingScoring = Literal["sample", "logprobs"]
 RATING_SCORINGS: tuple[RatingScoring, ...] = ("sample", "logprobs")
@@ -78,12 +76,6 @@ Scoring = Literal["sample", "logprobs", "perplexity"]
 SCORINGS: tuple[Scoring, ...] = (*RATING_SCORINGS, "perplexity")
 """How a suite obtains a judge's score (the ``scoring`` option, one name in every suite): a prompted rating read
 either way, or, with no prompt, the judge's log-likelihood of the text (:mod:`solvers.likelihood`)."""
-
-LOGPROBS_STORE_KEY = "judge_logprobs"
-"""Where :func:`logprob_prompts` leaves ``{prompt name: {"answer": text, "logprobs": [position dicts]}}``."""
-
-NO_LOGPROBS_PROVIDERS = frozenset({"anthropic", "bedrock", "mistral", "mockllm", "none"})
-"""inspect providers whose APIs return no log-probabilities: ``scoring=logprobs`` is refused at task creation."""
 
 _YES_NO = {"yes": 1, "no": 0}
 
@@ -98,9 +90,6 @@ MIN_MASS_OPTION = Option(
     maximum=1,
 )
 """Every rating suite's ``-T min_mass``, declared once."""
-
-TOP_LOGPROBS = 20
-"""The most alternatives OpenAI-compatible APIs return per position (vLLM's default server cap too)."""
 
 _WHITESPACE_MARKERS = str.maketrans({"Ġ": " ", "Ċ": "\n", "ĉ": "\t", "č": "\r", "▁": " "})
 """Byte-level BPE and SentencePiece spellings of whitespace in raw token strings (``hf/`` reports those)."""
@@ -373,70 +362,6 @@ def whole_number_scale(name: str, low: float, high: float) -> tuple[int, int]:
     return int(low), int(high)
 
 
-def gives_logprobs(model: str) -> bool:
-    """Whether a model named ``provider/...`` may return top log-probabilities, told from its provider alone."""
-    return model.split("/", 1)[0] not in NO_LOGPROBS_PROVIDERS
-
-
-def check_logprobs_provider() -> None:
-    """At task creation: refuse ``scoring=logprobs`` for a provider known to return no log-probabilities.
-
-    Other providers are checked on their first answer (:func:`generate_with_logprobs`).
-    """
-    model = active_model()
-    provider = str(model).split("/", 1)[0] if model is not None else None
-    if provider in NO_LOGPROBS_PROVIDERS:
-        raise PrerequisiteError(_no_logprobs_message(str(model)))
-
-
-def _no_logprobs_message(model: str) -> str:
-    return (
-        f"scoring=logprobs needs top log-probabilities, but {model} returns none. Use a provider that "
-        "returns them (vllm/, openai/, hf/, llama-cpp-python/, or an OpenAI-compatible server that "
-        "supports top_logprobs), or scoring=sample."
-    )
-
-
-async def generate_with_logprobs(
-    model: Model, prompt: str | list[ChatMessage], max_tokens: int, config: GenerateConfig | None = None
-) -> ModelOutput:
-    """One short answer with the top log-probabilities of each generated position.
-
-    ``config`` (the task's temperature, for instance) is merged under the settings this needs.
-    Raises ``PrerequisiteError`` when the provider returns no log-probabilities.
-    """
-    needed = GenerateConfig(max_tokens=max_tokens, logprobs=True, top_logprobs=TOP_LOGPROBS)
-    output = await model.generate(prompt, config=(config or GenerateConfig()).merge(needed))
-    logprobs = output.choices[0].logprobs if output.choices else None
-    no_top_logprobs = logprobs is not None and logprobs.content and not any(p.top_logprobs for p in logprobs.content)
-    if output.choices and (logprobs is None or no_top_logprobs):
-        raise PrerequisiteError(_no_logprobs_message(str(model)))
-    return output
-
-
-async def rate_by_logprobs(
-    model: Model,
-    prompt: str | list[ChatMessage],
-    low: int,
-    high: int,
-    min_mass: float = DEFAULT_MIN_MASS,
-    config: GenerateConfig | None = None,
-) -> tuple[LogprobRating, ModelOutput]:
-    """Ask the judge once for a short answer with top log-probabilities; return its expected rating and the output.
-
-    Raises ``PrerequisiteError`` when the provider returns no log-probabilities.
-    """
-    label = closing_label(prompt)
-    output = await generate_with_logprobs(model, prompt, max_tokens_for(high) + label_room(label), config)
-    logprobs, stopped = (output.choices[0].logprobs, _stopped(output)) if output.choices else (None, False)
-    return expected_rating(logprobs, low, high, min_mass, stopped, label), output
-
-
-def _stopped(output: ModelOutput) -> bool:
-    """Whether the judge ended its answer itself rather than being cut off by the token limit."""
-    return bool(output.choices) and output.choices[0].stop_reason == "stop"
-
-
 def stored_rating(
     entry: Mapping[str, Any], low: float, high: float, binary: bool = False, min_mass: float = DEFAULT_MIN_MASS
 ) -> LogprobRating:
@@ -458,50 +383,3 @@ def rating_details(rating: LogprobRating) -> dict[str, Any]:
         "probabilities": rating.probabilities,
         **({"error": rating.error} if rating.error else {}),
     }
-
-
-async def ask_logprobs(
-    model: Model, prompts: Mapping[str, str], max_tokens: int, config: GenerateConfig
-) -> dict[str, dict[str, Any]]:
-    """One short answer per named prompt (asked concurrently), with its positions' top log-probabilities as dicts.
-
-    ``max_tokens`` is what the answer itself needs; each request adds room for an echo of its prompt's closing label.
-    """
-    labels = {name: closing_label(prompt) for name, prompt in prompts.items()}
-    outputs = await asyncio.gather(
-        *(
-            generate_with_logprobs(model, prompt, max_tokens + label_room(labels[name]), config)
-            for name, prompt in prompts.items()
-        )
-    )
-    return {name: stored_answer(output, labels[name]) for name, output in zip(prompts, outputs, strict=True)}
-
-
-def stored_answer(output: ModelOutput, label: str | None = None) -> dict[str, Any]:
-    """One answer as the store keeps it: its text, its positions' top log-probabilities as plain dicts, whether
-    the judge stopped by itself (``stop_reason``: ``stop``) or was cut off, and the prompt's closing label."""
-    logprobs = output.choices[0].logprobs if output.choices else None
-    return {
-        "answer": output.completion,
-        "logprobs": [position.model_dump() for position in logprobs.content] if logprobs else [],
-        "stop_reason": output.choices[0].stop_reason if output.choices else None,
-        "label": label,
-    }
-
-
-@solver
-def logprob_prompts(
-    prompts: Callable[[TaskState], Mapping[str, str]], max_tokens: int, temperature: float | None = 0.0
-) -> Solver:
-    """Ask each named prompt of the sample once for ``max_tokens`` tokens with top log-probabilities; store them."""
-    config = GenerateConfig(temperature=temperature)
-
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        model = get_model()
-        stored = await ask_logprobs(model, dict(prompts(state)), max_tokens, config)
-        state.store.set(LOGPROBS_STORE_KEY, stored)
-        text = "\n".join(f"{name}: {entry['answer']!r}" for name, entry in stored.items())
-        state.output = ModelOutput.from_content(model=str(model), content=text)
-        return state
-
-    return solve

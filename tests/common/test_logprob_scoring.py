@@ -23,16 +23,13 @@ from inspect_ai.solver import TaskState
 from dhp_tasks.prompts import COHERENCE_SUMMARY, TEXT_KINDS
 from judge_data.inspect_private import PrerequisiteError
 from scorers.fbi import blind_spot_judgments
+from solvers.logprobs import LOGPROBS_STORE_KEY, ask_logprobs, rate_by_logprobs, stored_answer
 from solvers.reading.logprobs import (
-    LOGPROBS_STORE_KEY,
-    ask_logprobs,
     closing_label,
     expected_rating,
     label_room,
     max_tokens_for,
-    rate_by_logprobs,
     rating_details,
-    stored_answer,
     stored_rating,
     yes_no_rating,
 )
