@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 from dhp_tasks.perturbations import Degree, Level, Perturbation
+from solvers.perturber import Generate, first_accepted
 
 PROMPT_VERSION = "dhp-llm-perturbation/1"
 """Changes whenever a perturber prompt changes, so suites record which prompts made them."""
@@ -204,10 +206,6 @@ class PerturberReport:
         }
 
 
-Generate = Callable[[str, int], Awaitable[str]]
-"""Asks the perturber: (prompt, attempt number) -> reply."""
-
-
 async def perturb_with_model(
     perturbation: Perturbation,
     change: Change,
@@ -219,12 +217,11 @@ async def perturb_with_model(
 ) -> str | None:
     """A validated perturbed text, or ``None`` after ``max_attempts`` rejected replies (counted in ``report``)."""
     prompt = perturber_prompt(change, kind, text)
-    for attempt in range(max_attempts):
-        report.calls += 1
-        candidate = clean_reply(await generate(prompt, attempt))
-        reason = rejection_reason(text, candidate, change)
-        if reason is None:
-            return candidate
+    refusal = partial(rejection_reason, text, change=change)
+    candidate, reasons = await first_accepted(prompt, generate, refusal, max_attempts, clean=clean_reply)
+    report.calls += len(reasons) + (candidate is not None)
+    for reason in reasons:
         report.reject(perturbation.id, reason)
-    report.failed[perturbation.id] += 1
-    return None
+    if candidate is None:
+        report.failed[perturbation.id] += 1
+    return candidate

@@ -52,6 +52,8 @@ from judge_data import (
     text_field,
 )
 from judge_data.inspect_private import PrerequisiteError
+from solvers.perturber import PerturberCalls
+from solvers.perturber import perturber as perturber_client
 
 logger = logging.getLogger(__name__)
 
@@ -66,6 +68,9 @@ class Suite:
     items: list[Item]
     variants: dict[str, dict[str, str]]
     """item id -> perturbation id -> perturbed text."""
+    cached_calls: int = 0
+    """Of a build's perturber calls, those inspect's cache answered (not in the file, whose bytes do not depend on
+    the cache)."""
 
     def perturbations(self) -> list[Perturbation]:
         """The suite's perturbation rows (without functions: the texts are already made)."""
@@ -110,8 +115,6 @@ async def build_suite(
     max_tokens: int | None = None,
 ) -> Suite:
     """Select items, apply every chosen perturbation, and return the suite (LLM rows need ``perturber``)."""
-    from inspect_ai.model import CachePolicy, GenerateConfig, get_model
-
     DHP.option("n").check(n)
     dataset = DATASETS[dataset_name]
     chosen = select_perturbations(all_perturbations(dataset_name), perturbations)
@@ -125,18 +128,10 @@ async def build_suite(
     items = select_items(pool, n, seed, dataset_name)
     variants, skipped = rule_variants(items, pool, chosen, seed)
     report = PerturberReport()
+    calls = PerturberCalls()
     if llm_rows:
         changes = {row.id: change for row, change in LLM_PERTURBATIONS[dataset_name]}
-        # A fresh client per build (not inspect's memoized one), closed when the build is done.
-        async with get_model(perturber, memoize=False, **(perturber_args or {})) as model:
-
-            async def generate(prompt: str, attempt: int) -> str:
-                config = GenerateConfig(
-                    temperature=0.0 if attempt == 0 else 1.0, seed=seed + attempt, max_tokens=max_tokens
-                )
-                output = await model.generate(prompt, config=config, cache=CachePolicy(expiry=None))
-                return output.completion
-
+        async with perturber_client(str(perturber), perturber_args, seed, max_tokens) as (generate, calls):
             jobs = [(item, row) for item in items for row in llm_rows]
             texts = await asyncio.gather(
                 *(
@@ -168,7 +163,7 @@ async def build_suite(
         },
         "report": {**report.as_dict(), "not_applicable": dict(sorted(skipped.items()))},
     }
-    return Suite(header, items, variants)
+    return Suite(header, items, variants, calls.cached)
 
 
 def write_suite(suite: Suite, path: str | Path) -> None:
@@ -320,7 +315,9 @@ def main(argv: list[str] | None = None) -> None:
     for pid in suite.header["perturbations"]:
         print(f"  {pid}: {counts[pid]} variants")
     print(
-        f"perturber calls asked: {report['calls']}; rejected: {report['rejected']}; given up: {report['failed_items']}"
+        f"perturber calls asked: {report['calls']} ({suite.cached_calls} answered by inspect's cache, "
+        f"{report['calls'] - suite.cached_calls} sent to the perturber); rejected: {report['rejected']}; "
+        f"given up: {report['failed_items']}"
     )
     if report["not_applicable"]:
         print(f"not applicable: {report['not_applicable']}")

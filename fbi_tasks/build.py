@@ -25,8 +25,9 @@ import hashlib
 import json
 import logging
 from collections import Counter
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,8 @@ from judge_data import (
     read_jsonl,
     text_field,
 )
+from solvers.perturber import Generate, first_accepted
+from solvers.perturber import perturber as perturber_client
 
 logger = logging.getLogger(__name__)
 
@@ -147,25 +150,25 @@ def chosen_categories(value: str | Sequence[str] | None) -> list[str]:
     return names
 
 
-Generate = Callable[[str, int], Awaitable[str]]
-
-
 async def perturb(
     item: OwnItem, category: str, generate: Generate, refused: Counter[str], max_attempts: int
 ) -> str | None:
     """The perturbed answer, or ``None`` when every reply was empty, identical to the original or repeated a line of
     the instructions."""
     prompt = perturber_prompt(category, item.question, item.answer, item.reference)
-    for attempt in range(max_attempts):
-        reply = (await generate(prompt, attempt)).strip()
-        if not reply:
-            refused[f"{category}: empty"] += 1
-        elif reply == item.answer.strip():
-            refused[f"{category}: identical"] += 1
-        elif echoes_instructions(reply, category):
-            refused[f"{category}: repeats the instructions"] += 1
-        else:
-            return reply
+    reply, reasons = await first_accepted(prompt, generate, partial(refusal, item, category), max_attempts)
+    refused.update(f"{category}: {reason}" for reason in reasons)
+    return reply
+
+
+def refusal(item: OwnItem, category: str, reply: str) -> str | None:
+    """Why a perturber's reply is no perturbed answer: empty, the answer itself, or the prompt's own wording."""
+    if not reply:
+        return "empty"
+    if reply == item.answer.strip():
+        return "identical"
+    if echoes_instructions(reply, category):
+        return "repeats the instructions"
     return None
 
 
@@ -192,28 +195,10 @@ async def build_suite(
     max_tokens: int | None = None,
 ) -> Built:
     """The suite file's lines: the header, then one line per answer and category."""
-    from inspect_ai.event import ModelEvent
-    from inspect_ai.log import transcript
-    from inspect_ai.model import CachePolicy, GenerateConfig, get_model
-
     chosen = chosen_categories(categories)
     items = read_own_items(items_path)
     refused: Counter[str] = Counter()
-    calls = cached = 0
-    async with get_model(perturber, memoize=False, **(perturber_args or {})) as model:
-
-        async def generate(prompt: str, attempt: int) -> str:
-            nonlocal calls, cached
-            calls += 1
-            config = GenerateConfig(
-                temperature=0.0 if attempt == 0 else 1.0, seed=seed + attempt, max_tokens=max_tokens
-            )
-            seen = len(transcript().events)  # each answer's attempts run in turn, in a task of their own
-            output = await model.generate(prompt, config=config, cache=CachePolicy(expiry=None))
-            new = transcript().events[seen:]
-            cached += any(isinstance(event, ModelEvent) and event.cache == "read" for event in new)
-            return output.completion
-
+    async with perturber_client(perturber, perturber_args, seed, max_tokens) as (generate, calls):
         jobs = [(item, category) for item in items for category in chosen]
         texts = await asyncio.gather(
             *(perturb(item, category, generate, refused, max_attempts) for item, category in jobs)
@@ -237,10 +222,10 @@ async def build_suite(
             "n_items": len(items),
         },
         "prompts": {category: INSTRUCTIONS[category] for category in chosen},
-        "report": {"calls": calls, "refused": dict(sorted(refused.items())), "given_up": given_up},
+        "report": {"calls": calls.calls, "refused": dict(sorted(refused.items())), "given_up": given_up},
         "checksum": _checksum(rows),
     }
-    return Built([json.dumps(header, sort_keys=True, ensure_ascii=False), *rows], cached)
+    return Built([json.dumps(header, sort_keys=True, ensure_ascii=False), *rows], calls.cached)
 
 
 def read_suite(path: str | Path) -> tuple[dict[str, Any], list[FbiItem]]:
