@@ -179,8 +179,12 @@ def run(argv: list[str] | None = None) -> Path:
     data = _write_tables(report, out, formats, figures, style_rows, costs, args.flag_parse_failures)
     write_exports(report, out / "exports")
     print(markdown_leaderboard(report.leaderboard))
+    recorded = {judge.name for judge in report.judges.values() if judge.recorded}
     for judge, row in costs.by_judge().items():
-        print(f"{judge}: {row.summary()} per 1,000 judgments")
+        if judge not in recorded:
+            print(f"{judge}: {row.summary()} per 1,000 judgments")
+    if recorded:
+        print(f"{len(recorded)} recorded judge(s): their judgments were read from a file, so no cost or speed")
     for note in report.notes:
         print(f"note: {note}")
     print(f"report written to {out}")

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import contextvars
 import csv
+import io
 import json
 import os
 import shutil
+from contextlib import redirect_stdout
 from pathlib import Path
 from unittest.mock import patch
 
@@ -226,9 +228,11 @@ def recorded_command(tmp_path_factory):
         "-T", f"data_dir={folder}", "-T", "exclude_systems=Human", "-T", "documents=30",
         "--log-dir", str(tmp / "logs"), "--report", str(tmp / "report"), "--display", "log",
     ]  # fmt: skip
-    with patch.dict(os.environ, {"INSPECT_CACHE_DIR": str(tmp / "cache")}):
+    printed = io.StringIO()
+    with patch.dict(os.environ, {"INSPECT_CACHE_DIR": str(tmp / "cache")}), redirect_stdout(printed):
         # in a copy of the context: inspect leaves the run's model (none) active, which later tests would see
         contextvars.copy_context().run(judge_meta_eval_main, command)
+    (tmp / "printed.txt").write_text(printed.getvalue(), encoding="utf-8")
     return tmp
 
 
@@ -284,6 +288,12 @@ def test_the_recorded_command_refuses_the_options_it_sets(tmp_path):
         recorded_tasks(judgments, "adherence_tasks/hanna", {"judge": "a"})
     with pytest.raises(OptionError, match=r"--task adherence_tasks/hana: not a task of this package"):
         recorded_tasks(judgments, "adherence_tasks/hana", {})
+
+
+def test_the_recorded_command_prints_no_cost_for_judgments_read_from_a_file(recorded_command):
+    printed = (recorded_command / "printed.txt").read_text(encoding="utf-8")
+    assert "2 recorded judge(s): their judgments were read from a file, so no cost or speed" in printed
+    assert "per 1,000 judgments" not in printed
 
 
 def test_the_recorded_commands_report_names_the_judges_and_sets_the_figure_beside_them(recorded_command):
