@@ -8,6 +8,7 @@ into every log's metadata, and ``judge-report`` keeps runs of different presets 
 
 from __future__ import annotations
 
+import inspect as pyinspect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -17,7 +18,7 @@ from typing import Any
 import yaml
 
 from judge_data import DataError
-from judge_data.definitions import PRESET_METADATA
+from judge_data.definitions import PRESET_METADATA, TASK_OPTIONS
 from judge_meta_eval.suites import PRESET_SUITES, definitions, suite_package, task_function
 
 SUITES = PRESET_SUITES
@@ -125,12 +126,13 @@ def _preset_task(entry: Any, where: str) -> PresetTask:
     suite = suite_package(str(entry["task"]).split("/", 1)[0])
     if suite is None or suite.name not in SUITES or "/" not in str(entry["task"]):
         raise DataError(f"{where}: field 'task' must be <suite>_tasks/<task>, got {entry['task']!r}")
-    if task_function(str(entry["task"])) is None:
+    function = task_function(str(entry["task"]))
+    if function is None:
         raise DataError(f"{where}: field 'task': {suite.package} has no task {entry['task']!r}")
     args = entry.get("args") or {}
     if not isinstance(args, dict):
         raise DataError(f"{where}: field 'args' must be a mapping of task options")
-    declared = _declared_options(str(entry["task"]))
+    declared = _declared_options(function)
     undeclared = sorted(set(args) - declared)
     if undeclared:
         raise DataError(f"{where}: {entry['task']} takes no option(s) {undeclared}")
@@ -140,13 +142,7 @@ def _preset_task(entry: Any, where: str) -> PresetTask:
     return PresetTask(str(entry["task"]), dict(args), entry.get("data"), max_tokens)
 
 
-def _declared_options(task: str) -> set[str]:
-    """The options a task's suite declares (CoEval's criteria task and its scoring tasks have one definition each)."""
-    package, name = task.split("/", 1)
-    suite = package.removesuffix("_tasks")
-    if suite == "coeval":
-        return {
-            option.name
-            for option in definitions()["coeval_criteria" if name == "criteria" else "coeval_scoring"].options
-        }
-    return {option.name for option in definitions()[suite].options}
+def _declared_options(function: Any) -> set[str]:
+    """The options a task function takes, as its definition declares them for that kind of task."""
+    definition, kind = getattr(pyinspect.unwrap(function), TASK_OPTIONS)
+    return set(definitions()[definition].tasks[kind].names)

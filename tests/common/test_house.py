@@ -6,6 +6,7 @@ import ast
 import inspect
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from importlib.metadata import distribution
 from pathlib import Path
 
@@ -165,17 +166,7 @@ def test_a_task_gets_its_options_checked_once_over_its_defaults():
 
 def test_an_option_no_task_takes_is_refused():
     with pytest.raises(ValueError, match=r"options \['mode'\] are declared but no task takes them"):
-        SuiteDefinition(
-            name="small",
-            title="",
-            paper="",
-            version=1,
-            changelog={1: ""},
-            options=SMALL.options,
-            headlines=(),
-            compared_settings=(),
-            tasks={"main": TaskOptions(("n",))},
-        )
+        replace(SMALL, tasks={"main": TaskOptions(("n",))})
 
 
 def _calls_to_import_module(path: Path) -> Iterator[int]:
@@ -225,30 +216,14 @@ def test_an_option_is_compared_unless_it_says_why_not():
     """Comparability is derived from the options: a new option keeps runs that differ in it apart until its
     declaration says why they may share a column (a forgotten ``comparable_on`` entry once mixed them silently)."""
     assert SMALL.comparable_on == ("n", "mode")
-    relaxed = SuiteDefinition(
-        name="small",
-        title="",
-        paper="",
-        version=1,
-        changelog={1: ""},
+    relaxed = replace(
+        SMALL,
         options=(Option("n", 10, "items", not_compared="logged as n_items"), SMALL.option("mode")),
-        headlines=(),
         compared_settings=("task_version", "n_items"),
-        tasks={"main": TaskOptions(("n", "mode"))},
     )
     assert relaxed.comparable_on == ("task_version", "n_items", "mode")
     with pytest.raises(ValueError, match=r"\['mode'\] are options, compared unless they say why not"):
-        SuiteDefinition(
-            name="small",
-            title="",
-            paper="",
-            version=1,
-            changelog={1: ""},
-            options=SMALL.options,
-            headlines=(),
-            compared_settings=("mode",),
-            tasks={"main": TaskOptions(("n", "mode"))},
-        )
+        replace(SMALL, compared_settings=("mode",))
 
 
 def test_every_suite_compares_its_task_version_and_every_option_not_naming_the_judge():
