@@ -3,19 +3,22 @@
 A perturber model rewrites a reference text following numbered adjustment steps (Auto-CoT style).
 Its reply is cleaned (preambles such as "Revised summary:" removed) and validated; a reply that is
 empty, unchanged, an echo of the prompt, or far off the original's length is rejected and asked
-for again, a bounded number of times. Rejections are counted per perturbation and reason.
+for again, a bounded number of times. Rejections are counted per perturbation and reason. The asking,
+retries, cache and counts are the shared builder's (``solvers/perturber.py``); this module gives its
+prompts, its cleaning and its own reasons to refuse.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import partial
 
-from dhp_tasks.perturbations import Degree, Level, Perturbation
-from solvers.perturber import Generate, first_accepted
+from dhp_tasks.perturbations import Degree, Item, Level, Perturbation
+from solvers import perturber as builder
+from solvers.perturber import Generate, PerturberSettings, Request, unchanged_or_empty
 
 PROMPT_VERSION = "dhp-llm-perturbation/1"
 """Changes whenever a perturber prompt changes, so suites record which prompts made them."""
@@ -170,12 +173,8 @@ def clean_reply(reply: str) -> str:
     return text
 
 
-def rejection_reason(original: str, candidate: str, change: Change) -> str | None:
-    """Why a cleaned reply is not a valid perturbed text, or ``None`` when it is."""
-    if not candidate:
-        return "empty"
-    if " ".join(candidate.split()) == " ".join(original.split()):
-        return "unchanged"
+def _own_refusal(original: str, change: Change, candidate: str) -> str | None:
+    """DHP's reasons to refuse a reply beyond the shared ones: an echo of the prompt, a length off the bounds."""
     if any(marker in candidate for marker in _ECHO_MARKERS):
         return "prompt_echo"
     low, high = change.length_ratio
@@ -185,25 +184,25 @@ def rejection_reason(original: str, candidate: str, change: Change) -> str | Non
     return None
 
 
-@dataclass
-class PerturberReport:
-    """What the perturber produced: rejected replies per perturbation and reason, and items given up on."""
+def rejection_reason(original: str, candidate: str, change: Change) -> str | None:
+    """Why a cleaned reply is not a valid perturbed text, or ``None`` when it is."""
+    return unchanged_or_empty(original, candidate) or _own_refusal(original, change, candidate)
 
-    rejections: dict[str, Counter[str]] = field(default_factory=dict)
-    failed: Counter[str] = field(default_factory=Counter)
-    calls: int = 0
 
-    def reject(self, perturbation_id: str, reason: str) -> None:
-        """Count a perturber reply that was not used, by why, for the suite's report."""
-        self.rejections.setdefault(perturbation_id, Counter())[reason] += 1
+class PerturberReport(builder.PerturberReport):
+    """The builder's counts, in the layout of a DHP suite's report."""
 
     def as_dict(self) -> dict[str, object]:
-        """The counts as the suite file's report holds them."""
-        return {
-            "calls": self.calls,
-            "rejected": {pid: dict(sorted(reasons.items())) for pid, reasons in sorted(self.rejections.items())},
-            "failed_items": dict(sorted(self.failed.items())),
-        }
+        """Calls, rejected replies per perturbation and reason, and items given up per perturbation."""
+        failed = Counter(perturbation_id for perturbation_id, _ in self.given_up)
+        return {"calls": self.calls, "rejected": self.refused_by_change(), "failed_items": dict(sorted(failed.items()))}
+
+
+def perturber_request(perturbation: Perturbation, change: Change, kind: str, text: str, item: str = "") -> Request:
+    """What the builder asks the perturber for one text and one LLM-based perturbation."""
+    return Request(
+        perturbation.id, item, perturber_prompt(change, kind, text), text, partial(_own_refusal, text, change)
+    )
 
 
 async def perturb_with_model(
@@ -216,12 +215,16 @@ async def perturb_with_model(
     max_attempts: int = 3,
 ) -> str | None:
     """A validated perturbed text, or ``None`` after ``max_attempts`` rejected replies (counted in ``report``)."""
-    prompt = perturber_prompt(change, kind, text)
-    refusal = partial(rejection_reason, text, change=change)
-    candidate, reasons = await first_accepted(prompt, generate, refusal, max_attempts, clean=clean_reply)
-    report.calls += len(reasons) + (candidate is not None)
-    for reason in reasons:
-        report.reject(perturbation.id, reason)
-    if candidate is None:
-        report.failed[perturbation.id] += 1
-    return candidate
+    request = perturber_request(perturbation, change, kind, text)
+    return await builder.perturb_one(request, generate, report, max_attempts, clean=clean_reply)
+
+
+async def llm_variants(
+    dataset: str, kind: str, items: Sequence[Item], rows: Sequence[Perturbation], settings: PerturberSettings
+) -> tuple[dict[tuple[str, str], str], PerturberReport]:
+    """Each item's text perturbed by each LLM-based row, (perturbation id, item id) -> text, and the report; no
+    rows, no model."""
+    changes = {row.id: change for row, change in LLM_PERTURBATIONS[dataset]}
+    requests = [perturber_request(row, changes[row.id], kind, item.text, item.id) for item in items for row in rows]
+    report = PerturberReport()
+    return await builder.perturb_all(requests, settings, report, clean=clean_reply), report

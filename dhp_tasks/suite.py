@@ -6,7 +6,8 @@ items, applies the rule-based perturbations and asks a perturber model for the L
 
 - line 1, the header: ``format``, ``dataset``, ``kind``, ``provenance`` (perturber model and
   arguments, prompt version, seed, n, source), ``perturbations`` (id -> family, level, degree, method,
-  k) and ``report`` (perturber calls, rejected replies per perturbation and reason, variants left out);
+  k), ``report`` (perturber calls, rejected replies per perturbation and reason, variants left out) and
+  ``checksum`` (SHA-256 of the item lines, checked when the file is read);
 - one line per item: ``id``, ``text`` (the original), ``context``, ``variants`` (perturbation id ->
   perturbed text; a perturbation that could not be applied, or whose replies were all rejected, is
   absent).
@@ -29,12 +30,7 @@ from typing import Any
 
 from dhp_tasks.data import DATASETS, load_pool, select_items
 from dhp_tasks.definition import DHP
-from dhp_tasks.llm_perturbations import (
-    LLM_PERTURBATIONS,
-    PROMPT_VERSION,
-    PerturberReport,
-    perturb_with_model,
-)
+from dhp_tasks.llm_perturbations import LLM_PERTURBATIONS, PROMPT_VERSION, llm_variants
 from dhp_tasks.perturbations import (
     PERTURBATIONS,
     Item,
@@ -48,12 +44,11 @@ from judge_data import (
     builder_model_args,
     id_field,
     optional_text_field,
-    read_jsonl,
     text_field,
 )
 from judge_data.inspect_private import PrerequisiteError
-from solvers.perturber import PerturberCalls
-from solvers.perturber import perturber as perturber_client
+from judge_data.suite_files import read_suite_rows, suite_lines
+from solvers.perturber import PerturberSettings
 
 logger = logging.getLogger(__name__)
 
@@ -127,35 +122,20 @@ async def build_suite(
     pool = load_pool(dataset, data_dir, n, seed)
     items = select_items(pool, n, seed, dataset_name)
     variants, skipped = rule_variants(items, pool, chosen, seed)
-    report = PerturberReport()
-    calls = PerturberCalls()
-    if llm_rows:
-        changes = {row.id: change for row, change in LLM_PERTURBATIONS[dataset_name]}
-        async with perturber_client(str(perturber), perturber_args, seed, max_tokens) as (generate, calls):
-            jobs = [(item, row) for item in items for row in llm_rows]
-            texts = await asyncio.gather(
-                *(
-                    perturb_with_model(row, changes[row.id], dataset.kind, item.text, generate, report, max_attempts)
-                    for item, row in jobs
-                )
-            )
-        for (item, row), text in zip(jobs, texts, strict=True):
-            if text is not None:
-                variants[item.id][row.id] = text
+    settings = PerturberSettings(perturber, perturber_args or {}, seed, max_attempts, max_tokens)
+    texts, report = await llm_variants(dataset_name, dataset.kind, items, llm_rows, settings)
+    for (pid, item_id), text in texts.items():
+        variants[item_id][pid] = text
     header = {
         "format": SUITE_FORMAT,
         "dataset": dataset_name,
         "kind": dataset.kind,
         "provenance": {
-            "perturber": perturber,
-            "perturber_args": {k: str(v) for k, v in sorted((perturber_args or {}).items())},
-            "prompt_version": PROMPT_VERSION,
-            "seed": seed,
+            **settings.provenance(PROMPT_VERSION),
             "n_requested": n,
             "n_items": len(items),
             "n_eligible": len(pool),
             "source": str(data_dir) if data_dir else "public source",
-            "max_attempts": max_attempts,
         },
         "perturbations": {
             p.id: {"family": p.family, "level": p.level, "degree": p.degree, "method": p.method, "k": p.k}
@@ -163,18 +143,19 @@ async def build_suite(
         },
         "report": {**report.as_dict(), "not_applicable": dict(sorted(skipped.items()))},
     }
-    return Suite(header, items, variants, calls.cached)
+    return Suite(header, items, variants, report.cached)
 
 
 def write_suite(suite: Suite, path: str | Path) -> None:
-    """Write a suite file (JSONL: the header, then one row per item); the same inputs give the same bytes."""
-    lines = [json.dumps(suite.header, sort_keys=True, ensure_ascii=False)]
+    """Write a suite file (JSONL: the header with its checksum, then one row per item); the same inputs give the
+    same bytes."""
+    lines = []
     for item in suite.items:
         row = {"id": item.id, "text": item.text, "context": item.context, "variants": suite.variants[item.id]}
         if item.wrong_text is not None:
             row["wrong_text"] = item.wrong_text
         lines.append(json.dumps(row, sort_keys=True, ensure_ascii=False))
-    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    Path(path).write_text("\n".join(suite_lines(suite.header, lines)) + "\n", encoding="utf-8")
 
 
 HEADER_FIELDS = {"dataset": str, "kind": str, "provenance": dict, "perturbations": dict, "report": dict}
@@ -232,19 +213,14 @@ def _variants_field(row: dict[str, Any], known: set[str], source: Path, row_numb
 def read_suite(path: str | Path) -> Suite:
     """A suite file written by :func:`write_suite` (or converted to its format), checked as it is read.
 
-    Every problem is a :class:`DataError` naming the file, row and field, raised before any judge call.
+    Every problem is a :class:`DataError` naming the file, row and field, raised before any judge call; a file
+    with a checksum (written since DHP suites have one) is refused when its item lines were changed.
     """
-    source = Path(path).expanduser()
-    if not source.is_file():
-        raise DataError(f"suite file {source} does not exist")
-    rows = list(read_jsonl(source))
-    if not rows or rows[0][1].get("format") != SUITE_FORMAT:
-        raise DataError(f"{source}, row 1: not a DHP suite header (expected format {SUITE_FORMAT!r})")
-    header = rows[0][1]
+    source, header, rows = read_suite_rows(path, SUITE_FORMAT, "a DHP", require_checksum=False)
     _check_header(header, source)
     known = set(header["perturbations"])
     items, variants = [], {}
-    for row_number, row in rows[1:]:
+    for row_number, row in rows:
         if "variants" not in row:
             raise DataError(f"{source}, row {row_number}: field 'variants' is missing")
         item_id = id_field(row, "id", source, row_number)

@@ -2,10 +2,11 @@
 
 A perturber model (any inspect model, through inspect's response cache, so a rebuild costs no calls) rewrites each
 answer once per chosen category: one targeted error of that kind (FBI's 22 categories), or a harmless rewording
-(``score_invariant``). A reply identical to the original answer, empty, or repeating a line of the prompt's own
-wording (a label, the change asked for) is refused and asked for again (up to ``--max-attempts`` times, the later
-attempts sampled); an answer whose replies are all refused is left out of that category and counted. The suite file
-is JSONL:
+(``score_invariant``). A reply identical to the original answer (whitespace aside), empty, or repeating a line of
+the prompt's own wording (a label, the change asked for) is refused and asked for again (up to ``--max-attempts``
+times, the later attempts sampled); an answer whose replies are all refused is left out of that category and counted.
+The asking, retries, cache, checksum and counts are the shared builder's (``solvers/perturber.py``,
+``judge_data/suite_files.py``); this module gives the prompts and the item shape. The suite file is JSONL:
 
 - line 1, the header: ``format``, ``provenance`` (perturber model and arguments, prompt version, seed, the input
   file's SHA-256), ``prompts`` (each category's instruction), ``report`` (calls, refused replies per category and
@@ -24,7 +25,6 @@ import asyncio
 import hashlib
 import json
 import logging
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -42,8 +42,8 @@ from judge_data import (
     read_jsonl,
     text_field,
 )
-from solvers.perturber import Generate, first_accepted
-from solvers.perturber import perturber as perturber_client
+from judge_data.suite_files import read_suite_rows, suite_lines
+from solvers.perturber import PerturberReport, PerturberSettings, Request, perturb_all
 
 logger = logging.getLogger(__name__)
 
@@ -150,30 +150,32 @@ def chosen_categories(value: str | Sequence[str] | None) -> list[str]:
     return names
 
 
-async def perturb(
-    item: OwnItem, category: str, generate: Generate, refused: Counter[str], max_attempts: int
-) -> str | None:
-    """The perturbed answer, or ``None`` when every reply was empty, identical to the original or repeated a line of
-    the instructions."""
+REFUSAL_WORDS = {"unchanged": "identical"}
+"""The report's word for a reply that is the original answer again (refused by the shared builder)."""
+
+
+def refusal(category: str, reply: str) -> str | None:
+    """Why a perturber's reply is no perturbed answer beyond the shared reasons (empty, the answer itself): it
+    repeats the prompt's own wording."""
+    return "repeats the instructions" if echoes_instructions(reply, category) else None
+
+
+def perturber_request(item: OwnItem, category: str) -> Request:
+    """What the builder asks the perturber for one answer and category."""
     prompt = perturber_prompt(category, item.question, item.answer, item.reference)
-    reply, reasons = await first_accepted(prompt, generate, partial(refusal, item, category), max_attempts)
-    refused.update(f"{category}: {reason}" for reason in reasons)
-    return reply
+    return Request(category, item.id, prompt, item.answer, partial(refusal, category))
 
 
-def refusal(item: OwnItem, category: str, reply: str) -> str | None:
-    """Why a perturber's reply is no perturbed answer: empty, the answer itself, or the prompt's own wording."""
-    if not reply:
-        return "empty"
-    if reply == item.answer.strip():
-        return "identical"
-    if echoes_instructions(reply, category):
-        return "repeats the instructions"
-    return None
-
-
-def _checksum(lines: Sequence[str]) -> str:
-    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+def report_fields(report: PerturberReport) -> dict[str, Any]:
+    """The builder's counts in the layout of an FBI suite's report: ``category: reason`` counts, and
+    ``category/id`` of each answer given up."""
+    refused = {
+        f"{category}: {reason}": count
+        for category, reasons in report.refused_by_change().items()
+        for reason, count in reasons.items()
+    }
+    given_up = [f"{category}/{item}" for category, item in report.given_up]
+    return {"calls": report.calls, "refused": dict(sorted(refused.items())), "given_up": given_up}
 
 
 @dataclass(frozen=True)
@@ -197,51 +199,35 @@ async def build_suite(
     """The suite file's lines: the header, then one line per answer and category."""
     chosen = chosen_categories(categories)
     items = read_own_items(items_path)
-    refused: Counter[str] = Counter()
-    async with perturber_client(perturber, perturber_args, seed, max_tokens) as (generate, calls):
-        jobs = [(item, category) for item in items for category in chosen]
-        texts = await asyncio.gather(
-            *(perturb(item, category, generate, refused, max_attempts) for item, category in jobs)
-        )
-    rows, given_up = [], []
-    for (item, category), text in zip(jobs, texts, strict=True):
-        if text is None:
-            given_up.append(f"{category}/{item.id}")
+    settings = PerturberSettings(perturber, perturber_args or {}, seed, max_attempts, max_tokens)
+    report = PerturberReport()
+    jobs = [(item, category) for item in items for category in chosen]
+    requests = [perturber_request(item, category) for item, category in jobs]
+    texts = await perturb_all(requests, settings, report, words=REFUSAL_WORDS)
+    rows = []
+    for item, category in jobs:
+        if (text := texts.get((category, item.id))) is None:
             continue
         row = {"id": item.id, "category": category, "question": item.question, "gold": item.answer, "perturbed": text}
         rows.append(json.dumps({**row, **({"reference": item.reference} if item.reference else {})}, sort_keys=True))
     header = {
         "format": SUITE_FORMAT,
         "provenance": {
-            "perturber": perturber,
-            "perturber_args": {k: str(v) for k, v in sorted((perturber_args or {}).items())},
-            "prompt_version": PROMPT_VERSION,
-            "seed": seed,
-            "max_attempts": max_attempts,
+            **settings.provenance(PROMPT_VERSION),
             "input_sha256": hashlib.sha256(Path(items_path).expanduser().read_bytes()).hexdigest(),
             "n_items": len(items),
         },
         "prompts": {category: INSTRUCTIONS[category] for category in chosen},
-        "report": {"calls": calls.calls, "refused": dict(sorted(refused.items())), "given_up": given_up},
-        "checksum": _checksum(rows),
+        "report": report_fields(report),
     }
-    return Built([json.dumps(header, sort_keys=True, ensure_ascii=False), *rows], calls.cached)
+    return Built(suite_lines(header, rows), report.cached)
 
 
 def read_suite(path: str | Path) -> tuple[dict[str, Any], list[FbiItem]]:
     """A suite file's header and items, its checksum verified; every problem names the file, row and field."""
-    source = Path(path).expanduser()
-    if not source.is_file():
-        raise DataError(f"suite file {source} does not exist")
-    lines = source.read_text(encoding="utf-8").splitlines()
-    rows = list(read_jsonl(source))
-    if not rows or rows[0][1].get("format") != SUITE_FORMAT:
-        raise DataError(f"{source}, row 1: not an FBI suite header (expected format {SUITE_FORMAT!r})")
-    header = rows[0][1]
-    if header.get("checksum") != _checksum(lines[1:]):
-        raise DataError(f"{source}, row 1: the checksum does not match the item lines (the file was changed)")
+    source, header, rows = read_suite_rows(path, SUITE_FORMAT, "an FBI")
     items = []
-    for row_number, row in rows[1:]:
+    for row_number, row in rows:
         category = text_field(row, "category", source, row_number)
         if category not in INSTRUCTIONS:
             raise DataError(f"{source}, row {row_number}: unknown category {category!r}")

@@ -94,6 +94,19 @@ def test_suite_for_another_dataset_is_refused(dhp_data, tmp_path):
         summeval(suite=str(tmp_path / "s.jsonl"))
 
 
+def test_a_suite_changed_by_hand_is_refused(dhp_data, tmp_path):
+    """A written suite carries the checksum of its item lines; one edited variant fails it."""
+    suite = asyncio.run(build_suite("storycloze", str(dhp_data("storycloze")), 3, 0, "typos"))
+    write_suite(suite, tmp_path / "s.jsonl")
+    header, *rows = (tmp_path / "s.jsonl").read_text(encoding="utf-8").splitlines()
+    assert read_suite(tmp_path / "s.jsonl").header["checksum"] == json.loads(header)["checksum"]
+    edited = json.loads(rows[0])
+    edited["variants"]["typos"] += " Edited."
+    (tmp_path / "s.jsonl").write_text("\n".join([header, json.dumps(edited), *rows[1:]]) + "\n", encoding="utf-8")
+    with pytest.raises(DataError, match="s.jsonl, row 1: the checksum does not match the item lines"):
+        read_suite(tmp_path / "s.jsonl")
+
+
 @pytest.mark.parametrize("value", [None, "", ",", " , ", []])
 def test_perturbations_that_select_nothing_are_refused(dhp_data, value):
     from dhp_tasks.dhp import storycloze
