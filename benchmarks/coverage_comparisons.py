@@ -50,12 +50,8 @@ from scipy import stats  # noqa: E402
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from judge_report.items import (  # noqa: E402
-    CriterionPairs,  # noqa: E402
-    DhpItems,
-    dhp_statistic,
-    oriented_mean_pearson,
-)
+from adherence_tasks.report import CriterionPairs, oriented_mean_pearson  # noqa: E402
+from dhp_tasks.report import DhpItems, dhp_statistic  # noqa: E402
 from scorers.blind_spots import rate_with_ci  # noqa: E402
 from scorers.paired import (  # noqa: E402
     SIGNIFICANCE,

@@ -47,7 +47,7 @@ from scipy import special, stats  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's code, not an installed copy
 
-from judge_report.items import RatedUnits, alpha_statistic  # noqa: E402
+from coeval_tasks.report import RatedUnits, alpha_statistic  # noqa: E402
 from scorers.agreement import (  # noqa: E402
     alpha_resamples,
     interval_alpha,

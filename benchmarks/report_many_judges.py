@@ -35,7 +35,9 @@ sys.path.insert(0, str(REPO))
 
 from inspect_ai.log import read_eval_log, write_eval_log  # noqa: E402
 
-from judge_report.items import CachedReader, Sample, adherence_pearson, headline_statistic  # noqa: E402
+from adherence_tasks.report import adherence_pearson  # noqa: E402
+from judge_data.views import Sample  # noqa: E402
+from judge_report.items import CachedReader, headline_statistic  # noqa: E402
 from judge_report.runs import Run, read_runs  # noqa: E402
 from judge_report.tables import build_report  # noqa: E402
 from scorers.paired import compare_all  # noqa: E402

@@ -4,7 +4,7 @@ its runs comparable.
 Each suite package holds one :class:`SuiteDefinition` (``<suite>_tasks/definition.py``). Its inspect tasks take
 their option defaults from it and check their options with it before any data is read; lm-eval's task files and
 hooks take the same defaults from it; ``judge-report`` takes the headlines and the comparability settings from it;
-and the options table in the suite's README is generated from it (``python -m judge_meta_eval.suites``, which lists
+and the options table in the suite's README is generated from it (``python -m judge_suites``, which lists
 the suites, rewrites the tables; a test fails when one is out of date).
 """
 

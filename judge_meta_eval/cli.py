@@ -37,7 +37,7 @@ from judge_meta_eval import dry_run
 from judge_meta_eval.presets import SUITES, Preset, PresetTask, load_preset, preset_names
 from judge_meta_eval.recorded import add_parser as add_recorded_parser
 from judge_meta_eval.recorded import run_recorded
-from judge_meta_eval.suites import task_function
+from judge_suites import task_function
 from scorers.criteria_consistency import DEFAULT_EMBEDDER, unscored_tasks
 
 DEFAULT_PRESET = "standard"

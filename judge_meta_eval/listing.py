@@ -31,7 +31,7 @@ from dhp_tasks.data import SQUAD_DEV_URL, STORYCLOZE_URL, SUMMEVAL_URL, SUMPUBME
 from fbi_tasks.data import FBI_RELEASE_URL
 from judge_data.definitions import TASK_OPTIONS
 from judge_meta_eval.presets import load_preset
-from judge_meta_eval.suites import definitions, suite_package
+from judge_suites import definitions, suite_package
 from scorers.criteria_consistency import DEFAULT_EMBEDDER, unscored_tasks
 
 LISTING_FILE = "eval.yaml"

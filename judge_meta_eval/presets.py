@@ -19,7 +19,7 @@ import yaml
 
 from judge_data import DataError
 from judge_data.definitions import PRESET_METADATA, TASK_OPTIONS
-from judge_meta_eval.suites import PRESET_SUITES, definitions, suite_package, task_function
+from judge_suites import PRESET_SUITES, definitions, suite_package, task_function
 
 SUITES = PRESET_SUITES
 """The suites a preset covers, in the order they run and report."""

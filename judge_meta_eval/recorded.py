@@ -17,7 +17,7 @@ from inspect_ai import Task, eval_set
 
 from judge_data import OptionError
 from judge_data.recorded import recorded_judges
-from judge_meta_eval.suites import task_function as registered_task
+from judge_suites import task_function as registered_task
 
 NO_MODEL = "none"
 """inspect's model for tasks that call none."""

@@ -17,8 +17,9 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from judge_data.views import SuiteView
 from judge_report.runs import Run
-from judge_report.suites import SuiteView, confidence_interval
+from judge_report.suites import confidence_interval, metric_higher_is_better
 from judge_report.tables import Report
 from scorers.directions import is_count
 
@@ -138,7 +139,7 @@ def lm_eval_results(report: Report, judge: str) -> dict:
             values[f"{metric}_stderr,none"] = "N/A" if math.isnan(stderr) else stderr
         results[name] = values
         versions[name] = run.task_version
-        higher[name] = {metric: view.higher_is_better(metric) for metric in run.metrics if "_ci_" not in metric}
+        higher[name] = {metric: metric_higher_is_better(view, metric) for metric in run.metrics if "_ci_" not in metric}
         counts[name] = {"original": run.samples, "effective": run.samples}
     return {
         "results": results,

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from judge_report.suites import RATER_AND_TASK
+from coeval_tasks.report import RATER_AND_TASK
 from judge_report.tables import Cell, Report, Table
 from scorers.agreement import JUDGE
 

@@ -5,60 +5,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
 from judge_data import DataError
+from judge_data.views import Run, judge_name
 from lm_eval_tasks import JUDGMENTS_OPTION
-
-
-@dataclass(frozen=True)
-class Run:
-    """One task run by one judge: what was run, with which options, and every metric it logged."""
-
-    location: str
-    harness: str
-    task: str
-    task_version: str
-    model: str
-    model_args: Mapping[str, Any]
-    metadata: Mapping[str, Any]
-    task_args: Mapping[str, Any]
-    metrics: Mapping[str, float]
-    samples: int
-    created: str
-    limit: Any = None
-    epochs: int | None = None
-    notes: tuple[str, ...] = field(default_factory=tuple)
-    grader: str | None = None
-    """The grader under test of a ``grader`` task: its inspect scorer and a hash of the scorer's arguments."""
-    recorded: Mapping[str, Any] | None = None
-    """Where a run's judge is recorded judgments (``-T judgments=``): the file, its hash, the judge and prompt label."""
-    registry_name: str | None = None
-    """The task as inspect's command line names it (``adherence_tasks/hanna``); ``None`` for lm-eval."""
-
-    @property
-    def judge(self) -> str:
-        """The judge's identity: model name and model arguments (inspect's ``-M``, lm-eval's ``--model_args``),
-        after the grader (scorer and arguments' hash) where the judge under test is an inspect scorer."""
-        model = judge_name(self.model, self.model_args)
-        return f"{self.grader} on {model}" if self.grader else model
-
-    def setting(self, name: str) -> Any:
-        """A run setting as logged: the task metadata first, then the task arguments."""
-        if name in self.metadata:
-            return self.metadata[name]
-        return self.task_args.get(name)
-
-
-def judge_name(model: str, model_args: Mapping[str, Any]) -> str:
-    """A model name with its model arguments, sorted: ``model (a=1, b=2)``."""
-    if not model_args:
-        return model
-    arguments = ", ".join(f"{name}={value}" for name, value in sorted(model_args.items()))
-    return f"{model} ({arguments})"
-
 
 RECORDED_METADATA = "recorded"
 """Task metadata of a run of recorded judgments: the file, its SHA-256, the judge and the prompt label it read."""

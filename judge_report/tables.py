@@ -13,13 +13,15 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from adherence_tasks.report import FOOTING_LEVELS, HumanFooting, human_footing
+from dhp_tasks.report import dhp_rated_below
 from judge_data import DataError
 from judge_data.definitions import PRESET_METADATA
-from judge_report.items import CachedReader, ItemReader, dhp_rated_below, headline_statistic, read_samples
+from judge_data.views import SuiteView
+from judge_report.items import CachedReader, ItemReader, column_references, headline_statistic, read_samples
 from judge_report.judges import Judge, judges_of
-from judge_report.references import FOOTING_LEVELS, HumanFooting, column_references, human_footing
 from judge_report.runs import Run
-from judge_report.suites import SUITES, SuiteView, confidence_interval, sample_size, suite_of
+from judge_report.suites import SUITES, confidence_interval, metric_higher_is_better, sample_size, suite_of
 from scorers.paired import (
     ItemStatistic,
     compare_all,
@@ -318,7 +320,9 @@ def suite_tables(chosen: ChosenRuns, judges: Mapping[str, Judge], cell: CellOf) 
             task = chosen.task_label(run.task, config)
             label = f"{task} {metric}"
             if label not in table.columns:
-                table.column_info.append(Column(label, view.name, metric, view.higher_is_better(metric), (task,)))
+                table.column_info.append(
+                    Column(label, view.name, metric, metric_higher_is_better(view, metric), (task,))
+                )
             table.put((judges[run.judge].name,), label, cell(run, view, metric))
     for suite_view in _views(chosen.reported):
         if suite_view.name in tables:
@@ -479,7 +483,9 @@ def _leaderboard(
             if len(sets) > 1:
                 label += f" [set {number}]"
                 notes.append(f"{label}: the mean over {', '.join(tasks)}")
-            table.column_info.append(Column(label, view.name, metric, view.higher_is_better(metric), tasks, kind))
+            table.column_info.append(
+                Column(label, view.name, metric, metric_higher_is_better(view, metric), tasks, kind)
+            )
             column_runs[label] = runs_by_judge
             sharing: set[bool] = set()
             for judge, runs in runs_by_judge.items():
@@ -633,7 +639,7 @@ RATED_BELOW_TABLE = "dhp_rated_below"
 
 def rated_below_table(columns: LeaderboardColumns, judges: Mapping[str, Judge]) -> Table | None:
     """Beside every DHP ``D_avg`` column, each judge's probability that a damaged copy is rated below its original
-    (:func:`judge_report.items.dhp_rated_below`), the mean over the column's tasks with an item-bootstrap interval
+    (:func:`dhp_tasks.report.dhp_rated_below`), the mean over the column's tasks with an item-bootstrap interval
     (items of all its tasks resampled jointly); ``None`` without a DHP column."""
     leaderboard, column_runs, reader, notes = columns.table, columns.runs, columns.reader, columns.notes
     table = Table(
@@ -669,7 +675,7 @@ HUMAN_CEILING_TABLE = "human_ceiling"
 
 def human_ceiling_table(columns: LeaderboardColumns, judges: Mapping[str, Judge]) -> Table | None:
     """Every adherence ``pearson`` column's judges and annotators against the same leave-one-annotator-out means
-    (:func:`judge_report.references.human_footing`), over responses and over systems, each the mean over the
+    (:func:`adherence_tasks.report.human_footing`), over responses and over systems, each the mean over the
     column's tasks; the annotators' own agreement is the row ``reference: human ceiling``. ``None`` where no
     column has annotators' scores to read."""
     leaderboard, column_runs, reader, notes = columns.table, columns.runs, columns.reader, columns.notes

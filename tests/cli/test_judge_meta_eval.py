@@ -333,8 +333,8 @@ def test_the_quick_dhp_suite_runs_on_the_cpu_judge(judge_folder, tmp_path):
 
 def test_judge_report_keeps_limited_runs_and_other_embedders_out_of_the_presets_column():
     """A run with --limit, or with another embedder, never shares a comparability key with the preset's own run."""
+    from coeval_tasks.report import COEVAL_CRITERIA_VIEW as view
     from judge_report.runs import Run
-    from judge_report.suites import COEVAL_CRITERIA as view
     from judge_report.tables import comparability_key
 
     def criteria_run(limit, embedder):

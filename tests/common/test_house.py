@@ -14,7 +14,7 @@ import pytest
 
 from judge_data.definitions import REQUIRED, TASK_OPTIONS, Option, SuiteDefinition, TaskOptions
 from judge_data.options import OptionError
-from judge_meta_eval.suites import SUITES, definitions
+from judge_suites import SUITES, definitions
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = (
@@ -22,6 +22,7 @@ PACKAGES = (
     "judge_data",
     "judge_meta_eval",
     "judge_report",
+    "judge_suites",
     "lm_eval_tasks",
     "scorers",
     "solvers",
@@ -34,11 +35,13 @@ FLOORS = (
     ("solvers",),
     ("scorers",),
     (*(suite.package for suite in SUITES), "lm_eval_tasks"),
+    ("judge_suites",),
     ("judge_report", "judge_meta_eval"),
 )
 """The floors of the house, ground first: a module imports only from its own floor or below. Shared data plumbing,
 then reading the judge's answer, judge prompting, the statistics and scorers (which read what the solvers store),
-the suites and their lm-eval tasks, and the report and the one command. ``benchmarks`` and ``tests`` stand above."""
+the suites (each with its report view) and their lm-eval tasks, the one list of suites, and the report and the one
+command. ``benchmarks`` and ``tests`` stand above."""
 PRIVATE_INSPECT = re.compile(r"^\s*(from|import)\s+inspect_ai(\.\w+)*\._", re.MULTILINE)
 
 
@@ -185,7 +188,7 @@ could not see it)."""
 
 def test_no_module_of_this_project_is_imported_by_name():
     """The suites were once reached with ``importlib`` from the ground floor, an upward import the floors' test
-    could not see; the list in ``judge_meta_eval.suites`` imports them as any module does."""
+    could not see; the list in ``judge_suites`` imports them as any module does."""
     found = {
         str(path.relative_to(ROOT)): lines
         for package in PACKAGES
@@ -197,19 +200,33 @@ def test_no_module_of_this_project_is_imported_by_name():
 
 
 def test_every_suite_is_an_inspect_entry_point_and_has_its_report_view():
-    """The one list of suites is what inspect registers, and judge-report shows every definition, with a per-item
-    form of each leaderboard headline (the grader suite once lacked them, and its runs got no comparisons)."""
-    from judge_report.items import HEADLINE_STATISTICS
+    """The one list of suites is what inspect registers, and each suite's own package shows every definition, with a
+    per-item form and references of each leaderboard headline (the grader suite once lacked them, and its runs got
+    no comparisons)."""
     from judge_report.suites import SUITES as VIEWS
 
     entry_points = distribution("judge-meta-eval").entry_points.select(group="inspect_ai")
     registered = {point.name: point.value for point in entry_points if point.name.endswith("_tasks")}
     assert registered == {suite.package: suite.registry.__name__ for suite in SUITES}
     assert [view.definition for view in VIEWS] == list(definitions().values())
-    for definition in definitions().values():
-        for headline in definition.headlines:
-            if headline.leaderboard:
-                assert (definition.name, headline.metric) in HEADLINE_STATISTICS, (definition.name, headline.metric)
+    for suite in SUITES:
+        for view in suite.views:
+            leaderboard = [headline.metric for headline in view.definition.headlines if headline.leaderboard]
+            assert sorted(view.item_headlines) == sorted(leaderboard), view.name
+            assert all(headline.references is not None for headline in view.item_headlines.values()), view.name
+
+
+def test_a_view_shows_its_own_definition_and_headlines():
+    """A view's per-item forms name leaderboard headlines of its definition, and a suite's views show its
+    definitions one each, in order: a misnamed metric or a view left out fails when the suite is listed."""
+    from judge_data.views import ItemHeadline, SuiteView
+    from judge_suites import Suite
+
+    with pytest.raises(ValueError, match=r"\['D_max'\] are no leaderboard headline"):
+        SuiteView(SUITES[0].definitions[0], "t", ("x_",), lambda run: 1.0, item_headlines={"D_max": ItemHeadline(len)})
+    dhp = SUITES[0]
+    with pytest.raises(ValueError, match="its views do not show its definitions"):
+        Suite(dhp.package, dhp.registry, dhp.definitions, dhp.views[:1], in_presets=True)
 
 
 def test_an_option_is_compared_unless_it_says_why_not():

@@ -10,7 +10,7 @@ import yaml
 
 from judge_data.definitions import TASK_OPTIONS
 from judge_meta_eval.listing import ASSETS, LISTING_FILE, description, generated
-from judge_meta_eval.suites import definitions, suite_package
+from judge_suites import definitions, suite_package
 from tests.conftest import data_folder
 
 ROOT = Path(__file__).resolve().parents[2]

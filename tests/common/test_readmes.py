@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from judge_data.definitions import readme_with_tables
-from judge_meta_eval.suites import SUITES as SUITE_PACKAGES
-from judge_meta_eval.suites import definitions, generated_blocks
+from judge_suites import SUITES as SUITE_PACKAGES
+from judge_suites import definitions
+from judge_suites.readmes import generated_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
 READMES = sorted([ROOT / "README.md", *ROOT.glob("*/README.md")])
@@ -41,7 +42,7 @@ def test_every_suite_definition_has_its_readme_with_current_tables():
         text = path.read_text(encoding="utf-8")
         for name in tables:
             assert f"<!-- generated: {name} -->" in text, f"{path} lacks the generated block {name}"
-        assert readme_with_tables(text, tables) == text, f"{path} is out of date: run python -m judge_meta_eval.suites"
+        assert readme_with_tables(text, tables) == text, f"{path} is out of date: run python -m judge_suites"
 
 
 def test_a_changed_option_shows_as_an_out_of_date_readme():

@@ -15,9 +15,8 @@ from fbi_tasks.build import INSTRUCTIONS, read_suite
 from fbi_tasks.build import main as build_main
 from fbi_tasks.data import load_items
 from judge_data import DataError, OptionError
-from judge_report.items import headline_statistic, read_samples
+from judge_report.items import column_references, headline_statistic, read_samples
 from judge_report.judges import judges_of
-from judge_report.references import column_references
 from judge_report.runs import Run, grader_name, read_runs
 from judge_report.tables import build_report
 from scorers.grader import grade_value

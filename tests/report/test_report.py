@@ -21,8 +21,8 @@ import yaml
 
 from fbi_tasks.data import load_items
 from judge_data import DataError
+from judge_data.views import Sample
 from judge_report.exports import lm_eval_results, model_card_metadata
-from judge_report.items import Sample
 from judge_report.runs import Run
 from judge_report.tables import Cell, Table, build_report, sort_rows
 from scorers.coeval import coeval_report

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from judge_report.items import Sample, dhp_d_avg, dhp_rated_below
+from dhp_tasks.report import dhp_d_avg, dhp_rated_below
+from judge_data.views import Sample
 from judge_report.runs import Run
 from judge_report.tables import build_report
 from scorers.agreement import weighted_interval_alpha
@@ -413,7 +414,7 @@ def _human_run(folder, task: str, limit: int | None = 40, **settings) -> tuple[R
 
 
 def test_human_ceilings_from_the_annotators_scores_and_only_means_said():
-    from judge_report.references import column_references
+    from judge_report.items import column_references
     from scorers.agreement import interval_alpha
     from tests.conftest import data_folder
 
@@ -455,7 +456,7 @@ def test_human_ceilings_from_the_annotators_scores_and_only_means_said():
 def test_hanna_workers_against_the_others_at_story_and_system_level():
     """HANNA's 3 workers per story (list positions, not stable workers), each against the mean of the other two, over
     the 1,005 stories and over the 11 systems' means, by hand (numpy and scipy) and by the report."""
-    from judge_report.references import human_footing
+    from adherence_tasks.report import human_footing
     from tests.conftest import data_folder
 
     run, samples = _human_run(data_folder("human", "hanna"), "adherence_hanna_criterion", limit=None)
