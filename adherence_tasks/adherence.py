@@ -38,7 +38,9 @@ from judge_data.human import (
     select_items,
 )
 from judge_data.options import OptionError
+from judge_data.providers import check_rating_scoring
 from judge_data.recorded import Columns, RecordedJudgments, check_judgments_options, read_judgments
+from judge_data.shared_options import Scoring
 from scorers.adherence import CriterionSpec, ReadAnswer, criterion_ratings, human_agreement
 from scorers.likelihood import DEFAULT_NORMALIZATION, Normalization, likelihood_scores
 from solvers.judge import sample_prompts
@@ -47,7 +49,7 @@ from solvers.likelihood import score_likelihood
 from solvers.logprobs import logprob_prompts
 from solvers.reading.formats import AnswerFormat
 from solvers.reading.json_answers import answer_config, check_answer_format
-from solvers.reading.logprobs import Scoring, check_rating_scoring, max_tokens_for, whole_number_scale
+from solvers.reading.logprobs import max_tokens_for, whole_number_scale
 from solvers.recorded import recorded_judgments
 
 logger = logging.getLogger(__name__)

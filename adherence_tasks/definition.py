@@ -16,10 +16,10 @@ from judge_data.definitions import (
     TaskOptions,
 )
 from judge_data.recorded import JUDGMENTS_OPTION_NAMES, JUDGMENTS_OPTIONS
+from judge_data.shared_options import CRITERIA_OPTION, MIN_MASS_OPTION, SCORINGS, SEED_OPTION
 from scorers.likelihood import DEFAULT_NORMALIZATION, NORMALIZATIONS
 from solvers.judge_template import ADHERENCE_PLACEHOLDERS
 from solvers.reading.formats import ANSWER_FORMATS
-from solvers.reading.logprobs import MIN_MASS_OPTION, SCORINGS
 
 PAPER_OPTIONS = (
     "setting",
@@ -93,7 +93,7 @@ ADHERENCE = SuiteDefinition(
             "response given its task (the paper's setting 1)",
             choices=SCORINGS,
         ),
-        Option("criteria", None, "comma-separated criterion names", shown_default=ALL),
+        CRITERIA_OPTION,
         Option(
             "data_dir",
             None,
@@ -125,7 +125,7 @@ ADHERENCE = SuiteDefinition(
             minimum=1,
             shown_default=ALL,
         ),
-        Option("seed", 0, "seed of that draw"),
+        SEED_OPTION,
         Option("repeats", 1, "answers per question, averaged (`scoring=sample`)", minimum=1),
         Option(
             "temperature",

@@ -15,9 +15,9 @@ from judge_data.definitions import (
     TaskOptions,
 )
 from judge_data.recorded import JUDGMENTS_OPTION_NAMES, JUDGMENTS_OPTIONS
+from judge_data.shared_options import CRITERIA_OPTION, MIN_MASS_OPTION, RATING_SCORINGS, SEED_OPTION
 from scorers.criteria_consistency import DEFAULT_EMBEDDER, DEFAULT_MATCH_THRESHOLD
 from solvers.reading.formats import ANSWER_FORMATS
-from solvers.reading.logprobs import MIN_MASS_OPTION, RATING_SCORINGS
 from solvers.stepwise import MODES
 
 PAPER = (
@@ -63,7 +63,7 @@ COEVAL_CRITERIA = SuiteDefinition(
             shown_default=ALL,
             not_compared="how many task descriptions are used is compared as the logged `n_task_descriptions`",
         ),
-        Option("seed", 0, "seed of that draw"),
+        SEED_OPTION,
         Option("samples", 10, "sampled criteria lists per task description (the paper's N = 10)", minimum=2),
         Option("temperature", 0.7, "temperature of the sampled lists (the reference list is always at 0)", minimum=0),
         Option("embedder", DEFAULT_EMBEDDER, "sentence-transformers model name or local folder that embeds criteria"),
@@ -144,7 +144,7 @@ COEVAL_SCORING = SuiteDefinition(
             shown_default=PUBLIC_SOURCE,
             not_compared=LOGGED_AS_SOURCE,
         ),
-        Option("criteria", None, "comma-separated criterion names", shown_default=ALL),
+        CRITERIA_OPTION,
         Option(
             "n",
             None,
@@ -153,7 +153,7 @@ COEVAL_SCORING = SuiteDefinition(
             shown_default=ALL,
             not_compared=LOGGED_AS_N_ITEMS,
         ),
-        Option("seed", 0, "seed of that draw"),
+        SEED_OPTION,
         Option("temperature", 0.0, "judge temperature (the paper's 0)"),
         Option(
             "scoring",

@@ -21,12 +21,14 @@ from coeval_tasks.data import HumanScores, load_human_scores, read_local_items
 from coeval_tasks.definition import COEVAL_SCORING
 from judge_data import DataError, names_option
 from judge_data.human import HumanCriterion, HumanItem, choose_criteria, select_items
+from judge_data.providers import check_rating_scoring
 from judge_data.recorded import Columns, RecordedJudgments, check_judgments_options, read_judgments
+from judge_data.shared_options import RatingScoring
 from scorers.adherence import ReadAnswer, criterion_ratings
 from scorers.coeval import coeval_agreement
 from solvers.reading.formats import AnswerFormat
 from solvers.reading.json_answers import check_answer_format
-from solvers.reading.logprobs import RatingScoring, check_rating_scoring, whole_number_scale
+from solvers.reading.logprobs import whole_number_scale
 from solvers.recorded import recorded_judgments
 from solvers.stepwise import OVERALL, Mode, converse, item_text, scoring_turns, turn_prompts
 

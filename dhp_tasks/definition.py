@@ -11,7 +11,6 @@ from judge_data.definitions import (
     HOW_THE_JUDGE_IS_SAMPLED,
     LOGGED_AS_N_ITEMS,
     LOGGED_AS_SOURCE,
-    NAMES_THE_GRADER,
     REQUIRED,
     Headline,
     Option,
@@ -19,6 +18,7 @@ from judge_data.definitions import (
     TaskOptions,
 )
 from judge_data.recorded import JUDGMENTS_OPTION_NAMES, JUDGMENTS_OPTIONS
+from judge_data.shared_options import GRADER_OPTIONS, MIN_MASS_OPTION, PAPER_TEMPERATURE_OPTION, SCORINGS
 from scorers.consistency import GRADES_CHANGED, SELF_ALPHA
 from scorers.dhp import HEADLINES
 from scorers.discernment import Combination
@@ -26,7 +26,6 @@ from scorers.grader import SCORER_ERRORS
 from scorers.likelihood import DEFAULT_NORMALIZATION, NORMALIZATIONS
 from solvers.judge_template import DHP_PLACEHOLDERS
 from solvers.reading.formats import ANSWER_FORMATS
-from solvers.reading.logprobs import MIN_MASS_OPTION, SCORINGS
 
 ALL_PERTURBATIONS = "all"
 
@@ -112,12 +111,7 @@ DHP = SuiteDefinition(
             minimum=1,
             not_compared=HOW_THE_JUDGE_IS_SAMPLED,
         ),
-        Option(
-            "temperature",
-            0.0,
-            "judge temperature (the paper's 0)",
-            not_compared=HOW_THE_JUDGE_IS_SAMPLED,
-        ),
+        PAPER_TEMPERATURE_OPTION,
         Option(
             "expert_weights",
             None,
@@ -216,20 +210,7 @@ DHP_GRADER = SuiteDefinition(
     },
     options=(
         Option("dataset", "summeval", "the paper's dataset whose texts are graded", choices=tuple(DATASETS)),
-        Option(
-            "scorer",
-            None,
-            "the grader under test: a registered inspect scorer (`model_graded_qa`, `my_package/my_scorer`) or "
-            "`path/to/file.py@function`",
-            shown_default="required (none with `judgments`)",
-            not_compared=NAMES_THE_GRADER,
-        ),
-        Option(
-            "scorer_args",
-            None,
-            "the scorer's arguments: a JSON object or a `.json`/`.yaml` file",
-            not_compared=NAMES_THE_GRADER,
-        ),
+        *GRADER_OPTIONS,
         Option(
             "target",
             GRADER_TARGETS[0],

@@ -32,7 +32,9 @@ from dhp_tasks.perturbations import (
 from dhp_tasks.prompts import TEXT_KINDS, TextKind
 from dhp_tasks.suite import all_perturbations, read_suite, rule_variants
 from judge_data import DataError, OptionError, id_field, names_option, optional_text_field, read_jsonl, text_field
+from judge_data.providers import check_rating_scoring
 from judge_data.recorded import Columns, Place, RecordedJudgments, check_judgments_options, read_judgments
+from judge_data.shared_options import Scoring
 from scorers.dhp import EXPERT_WEIGHTS_KEY, dhp_discernment, mean_ratings
 from scorers.discernment import Combination
 from scorers.likelihood import DEFAULT_NORMALIZATION, Normalization, likelihood_scores
@@ -47,7 +49,6 @@ from solvers.judge_template import (
 from solvers.likelihood import score_likelihood
 from solvers.reading.formats import AnswerFormat
 from solvers.reading.json_answers import check_answer_format
-from solvers.reading.logprobs import Scoring, check_rating_scoring
 from solvers.recorded import recorded_judgments
 
 logger = logging.getLogger(__name__)

@@ -6,22 +6,26 @@ from fbi_tasks.data import ABILITIES
 from fbi_tasks.prompts import PAIRWISE_STRATEGIES, REFERENCE_STRATEGIES, SINGLE_STRATEGIES, STRATEGIES
 from judge_data.definitions import (
     ALL,
-    HOW_THE_JUDGE_IS_SAMPLED,
     LOGGED_AS_SOURCE,
-    NAMES_THE_GRADER,
     Headline,
     Option,
     SuiteDefinition,
     TaskOptions,
 )
 from judge_data.recorded import JUDGMENTS_OPTION_NAMES, JUDGMENTS_OPTIONS
+from judge_data.shared_options import (
+    GRADER_OPTIONS,
+    MIN_MASS_OPTION,
+    PAPER_TEMPERATURE_OPTION,
+    RATING_SCORINGS,
+    SEED_OPTION,
+)
 from scorers.consistency import GRADES_CHANGED, SELF_ALPHA
 from scorers.fbi import HEADLINES
 from scorers.grader import SCORER_ERRORS
 from solvers.grader import TARGETS
 from solvers.judge_template import FBI_PLACEHOLDERS
 from solvers.reading.formats import ANSWER_FORMATS
-from solvers.reading.logprobs import MIN_MASS_OPTION, RATING_SCORINGS
 
 ITEM_OPTIONS = (
     "data_dir",
@@ -121,7 +125,7 @@ FBI = SuiteDefinition(
         Option(
             "per_category", None, "at most this many items per category, a seeded draw", minimum=1, shown_default=ALL
         ),
-        Option("seed", 0, "seed of that draw"),
+        SEED_OPTION,
         Option(
             "scale",
             None,
@@ -133,12 +137,7 @@ FBI = SuiteDefinition(
             ),
         ),
         Option("include_extra", False, "also load the two long-form files outside the paper's 2,400 items"),
-        Option(
-            "temperature",
-            0.0,
-            "judge temperature (the paper's 0)",
-            not_compared=HOW_THE_JUDGE_IS_SAMPLED,
-        ),
+        PAPER_TEMPERATURE_OPTION,
         Option(
             "hub_revision",
             None,
@@ -229,22 +228,7 @@ FBI_GRADER = SuiteDefinition(
         "(`self_alpha`, `grades_changed`).",
     },
     options=(
-        Option(
-            "scorer",
-            None,
-            "the grader under test: a registered inspect scorer (`model_graded_fact`, `model_graded_qa`, "
-            "`my_package/my_scorer`) or `path/to/file.py@function`",
-            shown_default="required (none with `judgments`)",
-            not_compared=NAMES_THE_GRADER,
-        ),
-        Option(
-            "scorer_args",
-            None,
-            "the scorer's arguments (`template`, `instructions`, `grade_pattern`, `model`, ...): a JSON object or a "
-            "`.json`/`.yaml` file",
-            shown_default="none",
-            not_compared=NAMES_THE_GRADER,
-        ),
+        *GRADER_OPTIONS,
         Option(
             "target",
             TARGETS[0],

@@ -29,14 +29,16 @@ from fbi_tasks.prompts import (
     single_prompt,
 )
 from judge_data import OptionError, names_option
+from judge_data.providers import check_rating_scoring
 from judge_data.recorded import Columns, Place, RecordedJudgments, check_judgments_options, read_judgments
+from judge_data.shared_options import RatingScoring
 from scorers.fbi import GOLD_POSITION, Paradigm, blind_spot_judgments, blind_spot_rates
 from solvers.judge import answer_prompts
 from solvers.judge_template import FBI_PLACEHOLDERS, JudgeTemplate, load_judge_template
 from solvers.logprobs import logprob_prompts
 from solvers.reading.formats import AnswerFormat
 from solvers.reading.json_answers import answer_config, check_answer_format
-from solvers.reading.logprobs import RatingScoring, check_rating_scoring, max_tokens_for
+from solvers.reading.logprobs import max_tokens_for
 from solvers.reading.shapes import VERDICT
 from solvers.recorded import recorded_judgments
 

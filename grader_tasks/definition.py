@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from fbi_tasks.definition import FBI_GRADER
 from judge_data.definitions import REQUIRED, Headline, Option, SuiteDefinition, TaskOptions
 from judge_data.recorded import JUDGMENTS_OPTION_NAMES, JUDGMENTS_OPTIONS
+from judge_data.shared_options import GRADER_OPTIONS
 from scorers.consistency import GRADES_CHANGED, SELF_ALPHA
 from scorers.grader import SCORER_ERRORS
 from scorers.labels import FOOTING_DIFFERENCE, HUMANS, SAME_FOOTING
@@ -34,8 +34,7 @@ GRADER_AGREEMENT = SuiteDefinition(
             "(several rows of one id with different annotators for several labels)",
             shown_default="required",
         ),
-        FBI_GRADER.option("scorer"),
-        FBI_GRADER.option("scorer_args"),
+        *GRADER_OPTIONS,
         Option(
             "target",
             TARGETS[0],

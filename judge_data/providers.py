@@ -60,3 +60,10 @@ def no_logprobs_message(model: str) -> str:
         "returns them (vllm/, openai/, hf/, llama-cpp-python/, or an OpenAI-compatible server that "
         "supports top_logprobs), or scoring=sample."
     )
+
+
+def check_rating_scoring(scoring: str) -> None:
+    """At task creation, with ``scoring="logprobs"``: refuse a provider known to return no log-probabilities (the
+    suite definitions check the mode and ``min_mass`` themselves)."""
+    if scoring == "logprobs":
+        check_logprobs_provider()

@@ -11,6 +11,7 @@ import numpy as np
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState
 
+from judge_data.shared_options import DEFAULT_MIN_MASS, RatingScoring
 from scorers.correlation import CONSTANT_JUDGE, CriterionScores, agreement_report, undefined_reasons
 from scorers.system_agreement import SYSTEM_JUDGE_CONSTANT, system_agreement
 from scorers.unparsed import UNANSWERED_JUDGMENTS, MetricNotes, register_warning_hook, unparsed_record
@@ -18,7 +19,7 @@ from scorers.values import JSON_FALLBACKS, UNANSWERED, as_float, json_fallbacks,
 from solvers.judge import PROMPTS_STORE_KEY, SAMPLES_STORE_KEY
 from solvers.logprobs import LOGPROBS_STORE_KEY
 from solvers.reading.formats import AnswerFormat
-from solvers.reading.logprobs import DEFAULT_MIN_MASS, LogprobRating, RatingScoring, rating_details, stored_rating
+from solvers.reading.logprobs import LogprobRating, rating_details, stored_rating
 from solvers.reading.recorded import read_recorded, shown
 from solvers.reading.shapes import YES_NO, AnswerShape, Reading, read_answer
 from solvers.recorded import RECORDED_STORE_KEY

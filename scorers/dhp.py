@@ -16,13 +16,14 @@ import numpy as np
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState
 
+from judge_data.shared_options import DEFAULT_MIN_MASS
 from scorers.discernment import BOOTSTRAP_RESAMPLES, Combination, ScoreRecord, discernment_report
 from scorers.unparsed import UNANSWERED_JUDGMENTS, MetricNotes, register_warning_hook, unparsed_record
 from scorers.values import JSON_FALLBACKS, UNANSWERED, as_float, headlines_first, json_fallbacks, unanswered
 from solvers.geval import ANSWERS_STORE_KEY
 from solvers.judge import PROMPTS_STORE_KEY
 from solvers.reading.formats import AnswerFormat
-from solvers.reading.logprobs import DEFAULT_MIN_MASS, rating_details, stored_rating
+from solvers.reading.logprobs import rating_details, stored_rating
 from solvers.reading.recorded import read_recorded, shown
 from solvers.reading.shapes import AnswerShape, Reading, read_answer
 from solvers.recorded import RECORDED_STORE_KEY

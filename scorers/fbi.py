@@ -18,6 +18,7 @@ from inspect_ai.model import GenerateConfig, get_model, model_roles
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState
 
+from judge_data.shared_options import DEFAULT_MIN_MASS, RatingScoring
 from scorers.blind_spots import (
     OUTCOMES,
     FailureRecord,
@@ -47,7 +48,7 @@ from solvers.judge import ANSWERS_STORE_KEY, PROMPTS_STORE_KEY
 from solvers.logprobs import LOGPROBS_STORE_KEY
 from solvers.reading.formats import AnswerFormat
 from solvers.reading.json_answers import answer_config
-from solvers.reading.logprobs import DEFAULT_MIN_MASS, LogprobRating, RatingScoring, rating_details, stored_rating
+from solvers.reading.logprobs import LogprobRating, rating_details, stored_rating
 from solvers.reading.recorded import read_recorded, shown
 from solvers.reading.shapes import VERDICT, YES_NO, AnswerShape, read_answer
 from solvers.recorded import RECORDED_STORE_KEY

@@ -8,11 +8,12 @@ from dataclasses import dataclass
 from inspect_ai.model import GenerateConfig, ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from judge_data.shared_options import RatingScoring
 from solvers.judge import ANSWERS_STORE_KEY, PROMPTS_STORE_KEY, ask_prompts
 from solvers.logprobs import ask_logprobs
 from solvers.reading.formats import AnswerFormat
 from solvers.reading.json_answers import answer_config, json_request
-from solvers.reading.logprobs import RatingScoring, max_tokens_for
+from solvers.reading.logprobs import max_tokens_for
 from solvers.reading.shapes import AnswerShape
 
 

@@ -12,14 +12,8 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from judge_data.inspect_private import PrerequisiteError
 from judge_data.providers import no_logprobs_message
-from solvers.reading.logprobs import (
-    DEFAULT_MIN_MASS,
-    LogprobRating,
-    closing_label,
-    expected_rating,
-    label_room,
-    max_tokens_for,
-)
+from judge_data.shared_options import DEFAULT_MIN_MASS
+from solvers.reading.logprobs import LogprobRating, closing_label, expected_rating, label_room, max_tokens_for
 
 LOGPROBS_STORE_KEY = "judge_logprobs"
 """Where :func:`logprob_prompts` leaves ``{prompt name: {"answer": text, "logprobs": [position dicts]}}``."""

@@ -24,11 +24,12 @@ from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageUser,
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from judge_data.human import HumanCriterion
+from judge_data.shared_options import DEFAULT_MIN_MASS, RatingScoring
 from solvers.judge import PROMPTS_STORE_KEY, SAMPLES_STORE_KEY
 from solvers.logprobs import LOGPROBS_STORE_KEY, rate_by_logprobs, stored_answer
 from solvers.reading.formats import AnswerFormat
 from solvers.reading.json_answers import answer_config, json_request
-from solvers.reading.logprobs import DEFAULT_MIN_MASS, LogprobRating, RatingScoring, closing_label
+from solvers.reading.logprobs import LogprobRating, closing_label
 from solvers.reading.shapes import AnswerShape
 
 Mode = Literal["step_by_step", "direct"]

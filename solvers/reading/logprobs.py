@@ -60,36 +60,14 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from inspect_ai.model import ChatMessage, Logprob, Logprobs
 
-from judge_data.definitions import Option
 from judge_data.options import OptionError
-from judge_data.providers import check_logprobs_provider
-
-RatingScoring = Literal["sample", "logprobs"]
-RATING_SCORINGS: tuple[RatingScoring, ...] = ("sample", "logprobs")
-"""How a prompted rating is read: `repeats` sampled answers parsed and averaged, or one answer's top logprobs."""
-
-Scoring = Literal["sample", "logprobs", "perplexity"]
-SCORINGS: tuple[Scoring, ...] = (*RATING_SCORINGS, "perplexity")
-"""How a suite obtains a judge's score (the ``scoring`` option, one name in every suite): a prompted rating read
-either way, or, with no prompt, the judge's log-likelihood of the text (:mod:`solvers.likelihood`)."""
+from judge_data.shared_options import DEFAULT_MIN_MASS
 
 _YES_NO = {"yes": 1, "no": 0}
-
-DEFAULT_MIN_MASS = 0.1
-"""Below this probability on resolved on-scale answers the rating counts as a parse failure."""
-
-MIN_MASS_OPTION = Option(
-    "min_mass",
-    DEFAULT_MIN_MASS,
-    "with `scoring=logprobs`: the least probability on on-scale ratings for a rating to count",
-    minimum=0,
-    maximum=1,
-)
-"""Every rating suite's ``-T min_mass``, declared once."""
 
 _WHITESPACE_MARKERS = str.maketrans({"Ġ": " ", "Ċ": "\n", "ĉ": "\t", "č": "\r", "▁": " "})
 """Byte-level BPE and SentencePiece spellings of whitespace in raw token strings (``hf/`` reports those)."""
@@ -344,13 +322,6 @@ def yes_no_rating(
     mass = probabilities[1] + probabilities[0]
     score = probabilities[1] / mass if mass >= min_mass and mass > 0 else None
     return LogprobRating(score=score, mass=mass, unresolved_mass=unresolved, probabilities=probabilities)
-
-
-def check_rating_scoring(scoring: str) -> None:
-    """At task creation, with ``scoring="logprobs"``: refuse a provider known to return no log-probabilities (the
-    suite definitions check the mode and ``min_mass`` themselves)."""
-    if scoring == "logprobs":
-        check_logprobs_provider()
 
 
 def whole_number_scale(name: str, low: float, high: float) -> tuple[int, int]:

@@ -229,6 +229,24 @@ def test_a_view_shows_its_own_definition_and_headlines():
         Suite(dhp.package, dhp.registry, dhp.definitions, dhp.views[:1], in_presets=True)
 
 
+def test_an_option_several_suites_take_is_declared_once():
+    """DHP's and FBI's ``temperature``, the graders' ``scorer`` and ``scorer_args`` and four suites' ``seed`` were
+    once written out in each definition; two equal declarations must be one (``judge_data/shared_options.py``), so a
+    change to its text or default cannot reach one suite and miss another."""
+    declared: dict[str, list[tuple[str, Option]]] = {}
+    for definition in definitions().values():
+        for option in definition.options:
+            declared.setdefault(option.name, []).append((definition.name, option))
+    copies = [
+        (name, first_suite, second_suite)
+        for name, options in declared.items()
+        for index, (first_suite, first) in enumerate(options)
+        for second_suite, second in options[index + 1 :]
+        if first == second and first is not second
+    ]
+    assert copies == []
+
+
 def test_an_option_is_compared_unless_it_says_why_not():
     """Comparability is derived from the options: a new option keeps runs that differ in it apart until its
     declaration says why they may share a column (a forgotten ``comparable_on`` entry once mixed them silently)."""
