@@ -46,7 +46,13 @@ TaskFunction = TypeVar("TaskFunction", bound=Callable[..., Any])
 
 @dataclass(frozen=True)
 class Option:
-    """One task option (``-T name=value``): its default, what it means, and what values it takes."""
+    """One task option (``-T name=value``): its default, what it means, and what values it takes.
+
+    Every option is recorded in a run's log with its value, defaults included: inspect's ``task_args`` (the test
+    support checks it for every run the tests make) and, for lm-eval, the task's metadata for those
+    :attr:`TaskOptions.lm_eval` names. The report reads a setting from the task metadata, then from ``task_args``, so
+    no option is copied into the metadata to be compared or seen; the metadata holds what a task derived from its
+    options (``source``, ``n_items``, the chosen perturbations)."""
 
     name: str
     default: Any

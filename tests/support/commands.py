@@ -3,7 +3,6 @@ integration tests: one place for the environment, the time limit and the checks 
 
 from __future__ import annotations
 
-import importlib
 import os
 import subprocess
 import sys
@@ -15,7 +14,9 @@ from typing import Any
 from inspect_ai import Task
 from inspect_ai.log import EvalLog, read_eval_log
 
+from judge_data.definitions import TASK_OPTIONS
 from judge_data.inspect_private import parse_cli_args
+from judge_suites import definitions, task_function
 
 BIN = Path(sys.executable).parent
 INSPECT = str(BIN / "inspect")
@@ -77,12 +78,26 @@ def only_log(log_dir: Path) -> EvalLog:
     assert len(logs) == 1, logs
     log = read_eval_log(str(logs[0]))
     assert log.status == "success", log.error
+    assert options_not_logged(log) == []
     return log
+
+
+def options_not_logged(log: EvalLog, registered: str | None = None) -> list[str]:
+    """The options the run's kind of task takes (its definition's list) that its log's ``task_args`` lack. Every
+    option is recorded there with its value, defaults included; the report reads a setting from the task's metadata,
+    then from ``task_args``, so an option need not be copied into the metadata to be compared or seen. A run in
+    this process logs the task function's bare name: ``registered`` names it (``dhp_tasks/summeval``)."""
+    function = task_function(registered or log.eval.task_registry_name or "")
+    if function is None:
+        return []
+    definition, kind = getattr(function, TASK_OPTIONS)
+    return sorted(set(definitions()[definition].tasks[kind].names) - set(log.eval.task_args))
 
 
 def create_task(name: str, *task_args: str) -> Task:
     """The task ``inspect eval NAME -T ...`` creates: the plugin's task function called with the options as the
     CLI parses them. For runs in the test process, where the source tree shadows the installed package and
     inspect's registry would not find the task under its package name."""
-    package, function = name.split("/")
-    return getattr(importlib.import_module(f"{package}._registry"), function)(**parse_cli_args(list(task_args)))
+    function = task_function(name)
+    assert function is not None, f"no suite has a task {name}"
+    return function(**parse_cli_args(list(task_args)))
