@@ -166,9 +166,9 @@ ADHERENCE = SuiteDefinition(
         *JUDGMENTS_OPTIONS,
     ),
     headlines=(
-        Headline("pearson", higher_is_better=True),
-        Headline("pearson/group/.+", higher_is_better=True, leaderboard=False),
-        Headline("system_tau", higher_is_better=True, leaderboard=False),
+        Headline("pearson"),
+        Headline("pearson/group/.+", leaderboard=False),
+        Headline("system_tau", leaderboard=False),
     ),
     compared_settings=("task_version", "source", "n_items"),
     tasks={

@@ -74,9 +74,9 @@ COEVAL_CRITERIA = SuiteDefinition(
         ),
     ),
     headlines=(
-        Headline("cc", higher_is_better=True),
-        Headline("icc", higher_is_better=True),
-        Headline("coverage", higher_is_better=True, leaderboard=False),
+        Headline("cc"),
+        Headline("icc"),
+        Headline("coverage", leaderboard=False),
     ),
     compared_settings=("task_version", "source", "n_task_descriptions"),
     tasks={
@@ -173,9 +173,9 @@ COEVAL_SCORING = SuiteDefinition(
         *JUDGMENTS_OPTIONS,
     ),
     headlines=(
-        Headline("pearson/overall", higher_is_better=True, leaderboard=False),
-        Headline("alpha/annotators", higher_is_better=True, leaderboard=False),
-        Headline("alpha/with_judge", higher_is_better=True),
+        Headline("pearson/overall", leaderboard=False),
+        Headline("alpha/annotators", leaderboard=False),
+        Headline("alpha/with_judge"),
     ),
     compared_settings=("task_version", "source", "dataset", "n_items", "repeats"),
     tasks={

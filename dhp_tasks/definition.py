@@ -167,9 +167,7 @@ DHP = SuiteDefinition(
         Option("scale", None, "with `judge_template`: rate from 1 to this", minimum=2, shown_default="5"),
         *JUDGMENTS_OPTIONS,
     ),
-    headlines=tuple(
-        Headline(metric, higher_is_better=metric.startswith("D"), leaderboard=metric == "D_avg") for metric in HEADLINES
-    ),
+    headlines=tuple(Headline(metric, leaderboard=metric == "D_avg") for metric in HEADLINES),
     compared_settings=("task_version", "source", "n_items"),
     tasks={
         "paper": TaskOptions(PAPER_OPTIONS, lm_eval=(*LM_EVAL_OPTIONS, "suite")),
@@ -231,9 +229,9 @@ DHP_GRADER = SuiteDefinition(
     ),
     headlines=(
         *(headline for headline in DHP.headlines if "_EW" not in headline.metric),
-        Headline(SCORER_ERRORS, higher_is_better=False, leaderboard=False),
-        Headline(SELF_ALPHA, higher_is_better=True, leaderboard=False),
-        Headline(GRADES_CHANGED, higher_is_better=False, leaderboard=False),
+        Headline(SCORER_ERRORS, leaderboard=False),
+        Headline(SELF_ALPHA, leaderboard=False),
+        Headline(GRADES_CHANGED, leaderboard=False),
     ),
     compared_settings=("task_version", "source", "n_items"),
     tasks={

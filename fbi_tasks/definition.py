@@ -184,9 +184,9 @@ FBI = SuiteDefinition(
         *JUDGMENTS_OPTIONS,
     ),
     headlines=(
-        Headline(HEADLINES[0], higher_is_better=False),
-        Headline(f"{HEADLINES[0]}/({'|'.join(ABILITIES)})", higher_is_better=False, leaderboard=False),
-        *(Headline(metric, higher_is_better=False, leaderboard=False) for metric in HEADLINES[1:]),
+        Headline(HEADLINES[0]),
+        Headline(f"{HEADLINES[0]}/({'|'.join(ABILITIES)})", leaderboard=False),
+        *(Headline(metric, leaderboard=False) for metric in HEADLINES[1:]),
     ),
     compared_settings=("task_version", "source", "n_items"),
     tasks={
@@ -241,9 +241,9 @@ FBI_GRADER = SuiteDefinition(
     ),
     headlines=(
         *(headline for headline in FBI.headlines if "flip" not in headline.metric),
-        Headline(SCORER_ERRORS, higher_is_better=False, leaderboard=False),
-        Headline(SELF_ALPHA, higher_is_better=True, leaderboard=False),
-        Headline(GRADES_CHANGED, higher_is_better=False, leaderboard=False),
+        Headline(SCORER_ERRORS, leaderboard=False),
+        Headline(SELF_ALPHA, leaderboard=False),
+        Headline(GRADES_CHANGED, leaderboard=False),
     ),
     compared_settings=("task_version", "source", "n_items"),
     tasks={

@@ -122,11 +122,11 @@ class TaskOptions:
 
 @dataclass(frozen=True)
 class Headline:
-    """A metric shown first, and which way is better."""
+    """A metric shown first; which way is better is declared with the metric, in its scorers module
+    (``METRIC_FAMILIES``, read through :mod:`scorers.directions`)."""
 
     metric: str
     """The metric's name, or a regular expression for a family of names (``pearson/group/.+``)."""
-    higher_is_better: bool
     leaderboard: bool = True
     """Whether ``judge-report`` gives it a leaderboard column (one per kind of run, its mean over the suite's
     tasks); every headline leads the suite's own table, task by task."""

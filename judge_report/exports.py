@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING
 
 from judge_data.views import SuiteView
 from judge_report.runs import Run
-from judge_report.suites import confidence_interval, metric_higher_is_better
+from judge_report.suites import confidence_interval
 from judge_report.tables import Report
-from scorers.directions import is_count
+from scorers.directions import higher_is_better, is_count
 
 if TYPE_CHECKING:
     from huggingface_hub import ModelCardData
@@ -124,7 +124,7 @@ def lm_eval_results(report: Report, judge: str) -> dict:
     exists (its half-width over 1.96) and ``N/A`` otherwise, as lm-eval writes."""
     results: dict[str, dict] = {}
     versions, higher, counts, model_args, model = {}, {}, {}, {}, judge
-    for run, view, config in report.runs:
+    for run, _, config in report.runs:
         if run.judge != judge:
             continue
         model, model_args = run.model, dict(run.model_args)
@@ -139,7 +139,7 @@ def lm_eval_results(report: Report, judge: str) -> dict:
             values[f"{metric}_stderr,none"] = "N/A" if math.isnan(stderr) else stderr
         results[name] = values
         versions[name] = run.task_version
-        higher[name] = {metric: metric_higher_is_better(view, metric) for metric in run.metrics if "_ci_" not in metric}
+        higher[name] = {metric: higher_is_better(metric) for metric in run.metrics if "_ci_" not in metric}
         counts[name] = {"original": run.samples, "effective": run.samples}
     return {
         "results": results,

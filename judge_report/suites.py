@@ -1,12 +1,11 @@
-"""Finding a run's suite view and reading what every suite logs alike (sample sizes, intervals, which way a metric
-is better); each suite declares its view in ``<suite>_tasks/report.py`` (:class:`judge_data.views.SuiteView`), and
-:mod:`judge_suites` lists them."""
+"""Finding a run's suite view and reading what every suite logs alike (sample sizes, intervals); each suite
+declares its view in ``<suite>_tasks/report.py`` (:class:`judge_data.views.SuiteView`), and :mod:`judge_suites`
+lists them."""
 
 from __future__ import annotations
 
 from judge_data.views import Run, SuiteView
 from judge_suites import views
-from scorers.directions import higher_is_better
 
 SUITES: tuple[SuiteView, ...] = views()
 """What the report shows of every suite definition."""
@@ -16,12 +15,6 @@ def suite_of(run: Run) -> SuiteView | None:
     """The view whose task prefix matches the run's task best (the longest prefix wins)."""
     matches = [(len(prefix), view) for view in SUITES for prefix in view.task_prefixes if run.task.startswith(prefix)]
     return max(matches, key=lambda match: match[0])[1] if matches else None
-
-
-def metric_higher_is_better(view: SuiteView, metric: str) -> bool:
-    """Whether a larger value of ``metric`` ranks a judge higher (a headline's family shares its direction)."""
-    lower = tuple(headline.metric for headline in view.definition.headlines if not headline.higher_is_better)
-    return not metric.startswith(lower) and higher_is_better(metric)
 
 
 def sample_size(run: Run, metric: str) -> float | None:

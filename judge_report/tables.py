@@ -21,7 +21,8 @@ from judge_data.views import SuiteView
 from judge_report.items import CachedReader, ItemReader, column_references, headline_statistic, read_samples
 from judge_report.judges import Judge, judges_of
 from judge_report.runs import Run
-from judge_report.suites import SUITES, confidence_interval, metric_higher_is_better, sample_size, suite_of
+from judge_report.suites import SUITES, confidence_interval, sample_size, suite_of
+from scorers.directions import higher_is_better
 from scorers.paired import (
     ItemStatistic,
     compare_all,
@@ -320,9 +321,7 @@ def suite_tables(chosen: ChosenRuns, judges: Mapping[str, Judge], cell: CellOf) 
             task = chosen.task_label(run.task, config)
             label = f"{task} {metric}"
             if label not in table.columns:
-                table.column_info.append(
-                    Column(label, view.name, metric, metric_higher_is_better(view, metric), (task,))
-                )
+                table.column_info.append(Column(label, view.name, metric, higher_is_better(metric), (task,)))
             table.put((judges[run.judge].name,), label, cell(run, view, metric))
     for suite_view in _views(chosen.reported):
         if suite_view.name in tables:
@@ -483,9 +482,7 @@ def _leaderboard(
             if len(sets) > 1:
                 label += f" [set {number}]"
                 notes.append(f"{label}: the mean over {', '.join(tasks)}")
-            table.column_info.append(
-                Column(label, view.name, metric, metric_higher_is_better(view, metric), tasks, kind)
-            )
+            table.column_info.append(Column(label, view.name, metric, higher_is_better(metric), tasks, kind))
             column_runs[label] = runs_by_judge
             sharing: set[bool] = set()
             for judge, runs in runs_by_judge.items():
@@ -530,30 +527,12 @@ def _compare_judges(columns: LeaderboardColumns, judges: Mapping[str, Judge]) ->
     PairedResamples`, each judge's resamples drawn once per item set), p-values Holm-adjusted over the column's
     pairs, and each judge's rank (:data:`scorers.paired.RANK_RULE`) set on its cell; a judge without a value, or
     compared with no other, is unranked and a note says why."""
-    table, column_runs, reader, notes = columns.table, columns.runs, columns.reader, columns.notes
+    table, notes = columns.table, columns.notes
     rows: list[ComparisonRow] = []
     for info in table.column_info:
-        runs_by_judge = column_runs[info.label]
-        if len(runs_by_judge) < 2:
+        if len(columns.runs[info.label]) < 2:
             continue
-        statistics: dict[str, list[ItemStatistic]] = {}
-        for judge in sorted(runs_by_judge, key=lambda judge: judges[judge].name):
-            name, runs = judges[judge].name, runs_by_judge[judge]
-            if math.isnan(table.cells[((name,), info.label)].value):
-                notes.append(
-                    f"{info.label}: {name} has no value (no answer parsed, or the headline is undefined); "
-                    "not compared and unranked"
-                )
-                continue
-            found = [headline_statistic(run, info.suite, info.metric, reader) for run in runs]
-            missing = [f"{run.task}: {why}" for run, why in zip(runs, found, strict=True) if isinstance(why, str)]
-            if missing:
-                notes.append(
-                    f"{info.label}: {name} is not compared with the other judges and unranked (no per-item values; "
-                    f"{'; '.join(missing)})"
-                )
-            else:
-                statistics[judge] = [one for one in found if not isinstance(one, str)]
+        statistics = _column_statistics(columns, info, judges)
         found_pairs = []
         for (a, b), compared in compare_all(statistics).items():
             if compared is None:
@@ -592,6 +571,33 @@ def _compare_judges(columns: LeaderboardColumns, judges: Mapping[str, Judge]) ->
             else:
                 notes.append(f"{info.label}: {judges[judge].name} is unranked: compared with no other judge")
     return rows
+
+
+def _column_statistics(
+    columns: LeaderboardColumns, info: Column, judges: Mapping[str, Judge]
+) -> dict[str, list[ItemStatistic]]:
+    """Each judge's per-item statistics of one leaderboard column (one per task it pools), by judge; a judge without
+    a value or without per-item values is left out, with a note."""
+    statistics: dict[str, list[ItemStatistic]] = {}
+    runs_by_judge = columns.runs[info.label]
+    for judge in sorted(runs_by_judge, key=lambda judge: judges[judge].name):
+        name, runs = judges[judge].name, runs_by_judge[judge]
+        if math.isnan(columns.table.cells[((name,), info.label)].value):
+            columns.notes.append(
+                f"{info.label}: {name} has no value (no answer parsed, or the headline is undefined); "
+                "not compared and unranked"
+            )
+            continue
+        found = [headline_statistic(run, info.suite, info.metric, columns.reader) for run in runs]
+        missing = [f"{run.task}: {why}" for run, why in zip(runs, found, strict=True) if isinstance(why, str)]
+        if missing:
+            columns.notes.append(
+                f"{info.label}: {name} is not compared with the other judges and unranked (no per-item values; "
+                f"{'; '.join(missing)})"
+            )
+        else:
+            statistics[judge] = [one for one in found if not isinstance(one, str)]
+    return statistics
 
 
 def add_references(columns: LeaderboardColumns, suite_tables: Mapping[str, Table]) -> list[ReferenceRow]:
