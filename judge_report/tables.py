@@ -387,7 +387,6 @@ def build_report(
     judge under its short name (``aliases``: model name or identity to the name to show). ``items`` reads a run's
     per-item values (default: its inspect log's samples), for pooled intervals, comparisons and references."""
     chosen = choose_runs(runs)
-    notes = chosen.notes
     judges = judges_of([run for run, _, _ in chosen.reported], aliases)
 
     def cell(run: Run, view: SuiteView, metric: str) -> Cell:
@@ -395,16 +394,26 @@ def build_report(
 
     suites = suite_tables(chosen, judges, cell)
     read = CachedReader(items)
-    leaderboard, column_runs = _leaderboard(
-        chosen.reported, judges, chosen.task_label, cell, parse_failure_flag, notes, read
+    leaderboard, column_runs, leaderboard_notes = _leaderboard(
+        chosen.reported, judges, chosen.task_label, cell, parse_failure_flag, read
     )
-    columns = LeaderboardColumns(leaderboard, column_runs, read, notes)
-    comparisons = _compare_judges(columns, judges)
-    references = add_references(columns, {table.name.removeprefix("suite_"): table for table in suites})
-    ceiling = human_ceiling_table(columns, judges)
-    rated_below = rated_below_table(columns, judges)
+    columns = LeaderboardColumns(leaderboard, column_runs, read)
+    comparisons, comparison_notes = _compare_judges(columns, judges)
+    references, reference_notes = add_references(
+        columns, {table.name.removeprefix("suite_"): table for table in suites}
+    )
+    ceiling, ceiling_notes = human_ceiling_table(columns, judges)
+    rated_below, rated_below_notes = rated_below_table(columns, judges)
     papers, pool_notes = paper_tables(chosen, judges, cell, parse_failure_flag)
-    notes.extend(pool_notes)
+    notes = [
+        *chosen.notes,
+        *leaderboard_notes,
+        *comparison_notes,
+        *reference_notes,
+        *ceiling_notes,
+        *rated_below_notes,
+        *pool_notes,
+    ]
     for added in (rated_below, ceiling):
         if added is not None:
             papers[added.name] = added
@@ -443,12 +452,12 @@ def _leaderboard(
     task_label: Callable[[str, int], str],
     cell: Callable[[Run, SuiteView, str], Cell],
     parse_failure_flag: float,
-    notes: list[str],
     reader: ItemReader,
-) -> tuple[Table, dict[str, dict[str, list[Run]]]]:
+) -> tuple[Table, dict[str, dict[str, list[Run]]], list[str]]:
     """One column per suite, kind of run and leaderboard headline: each judge's mean over the suite's tasks of that
     kind. Judges that ran different tasks (or settings) of a kind get different columns, marked ``[set N]``. Also
-    returns each column's runs per judge (in the order of its tasks)."""
+    returns each column's runs per judge (in the order of its tasks), and the notes on how its cells were made."""
+    notes: list[str] = []
     groups: dict[tuple[SuiteView, str, str], dict[str, tuple[Run, int]]] = {}
     for run, view, config in sorted(reported, key=lambda entry: entry[0].created):
         group = groups.setdefault((view, view.kind(run), run.judge), {})
@@ -507,32 +516,33 @@ def _leaderboard(
                     else f"{label}: its tasks share no items; its interval resamples each task's items on their own"
                 )
     table.columns = [info.label for info in table.column_info]
-    return table, column_runs
+    return table, column_runs, notes
 
 
 @dataclass(frozen=True)
 class LeaderboardColumns:
     """What the comparisons and the references of the leaderboard's columns read: the leaderboard, each column's
-    runs by judge, the reader of a run's per-item values, and the report's notes, which they add to."""
+    runs by judge, and the reader of a run's per-item values."""
 
     table: Table
     runs: Mapping[str, Mapping[str, list[Run]]]
     """Column label -> judge -> the runs the column's cell of that judge pools."""
     reader: ItemReader
-    notes: list[str]
 
 
-def _compare_judges(columns: LeaderboardColumns, judges: Mapping[str, Judge]) -> list[ComparisonRow]:
+def _compare_judges(columns: LeaderboardColumns, judges: Mapping[str, Judge]) -> tuple[list[ComparisonRow], list[str]]:
     """Every pair of judges of every leaderboard column compared on the items both answered (:class:`scorers.paired.
     PairedResamples`, each judge's resamples drawn once per item set), p-values Holm-adjusted over the column's
     pairs, and each judge's rank (:data:`scorers.paired.RANK_RULE`) set on its cell; a judge without a value, or
     compared with no other, is unranked and a note says why."""
-    table, notes = columns.table, columns.notes
+    table = columns.table
     rows: list[ComparisonRow] = []
+    notes: list[str] = []
     for info in table.column_info:
         if len(columns.runs[info.label]) < 2:
             continue
-        statistics = _column_statistics(columns, info, judges)
+        statistics, statistics_notes = _column_statistics(columns, info, judges)
+        notes += statistics_notes
         found_pairs = []
         for (a, b), compared in compare_all(statistics).items():
             if compared is None:
@@ -570,20 +580,21 @@ def _compare_judges(columns: LeaderboardColumns, judges: Mapping[str, Judge]) ->
                 table.cells[key] = replace(table.cells[key], rank=ranks[judge])
             else:
                 notes.append(f"{info.label}: {judges[judge].name} is unranked: compared with no other judge")
-    return rows
+    return rows, notes
 
 
 def _column_statistics(
     columns: LeaderboardColumns, info: Column, judges: Mapping[str, Judge]
-) -> dict[str, list[ItemStatistic]]:
+) -> tuple[dict[str, list[ItemStatistic]], list[str]]:
     """Each judge's per-item statistics of one leaderboard column (one per task it pools), by judge; a judge without
     a value or without per-item values is left out, with a note."""
     statistics: dict[str, list[ItemStatistic]] = {}
+    notes: list[str] = []
     runs_by_judge = columns.runs[info.label]
     for judge in sorted(runs_by_judge, key=lambda judge: judges[judge].name):
         name, runs = judges[judge].name, runs_by_judge[judge]
         if math.isnan(columns.table.cells[((name,), info.label)].value):
-            columns.notes.append(
+            notes.append(
                 f"{info.label}: {name} has no value (no answer parsed, or the headline is undefined); "
                 "not compared and unranked"
             )
@@ -591,20 +602,23 @@ def _column_statistics(
         found = [headline_statistic(run, info.suite, info.metric, columns.reader) for run in runs]
         missing = [f"{run.task}: {why}" for run, why in zip(runs, found, strict=True) if isinstance(why, str)]
         if missing:
-            columns.notes.append(
+            notes.append(
                 f"{info.label}: {name} is not compared with the other judges and unranked (no per-item values; "
                 f"{'; '.join(missing)})"
             )
         else:
             statistics[judge] = [one for one in found if not isinstance(one, str)]
-    return statistics
+    return statistics, notes
 
 
-def add_references(columns: LeaderboardColumns, suite_tables: Mapping[str, Table]) -> list[ReferenceRow]:
+def add_references(
+    columns: LeaderboardColumns, suite_tables: Mapping[str, Table]
+) -> tuple[list[ReferenceRow], list[str]]:
     """The yardsticks of every leaderboard column (from the runs of its first judge whose log holds the items), as
     reference rows of the leaderboard and, task by task, of the suite tables' columns of the same headline."""
-    leaderboard, column_runs, reader, notes = columns.table, columns.runs, columns.reader, columns.notes
+    leaderboard, column_runs, reader = columns.table, columns.runs, columns.reader
     rows: list[ReferenceRow] = []
+    notes: list[str] = []
     for info in leaderboard.column_info:
         found: list[Reference] | str = "no run of this column"
         for runs in column_runs[info.label].values():
@@ -637,17 +651,18 @@ def add_references(columns: LeaderboardColumns, suite_tables: Mapping[str, Table
                     for reference in per_task:
                         _put_reference(table, task_column.label, reference)
                     break
-    return rows
+    return rows, notes
 
 
 RATED_BELOW_TABLE = "dhp_rated_below"
 
 
-def rated_below_table(columns: LeaderboardColumns, judges: Mapping[str, Judge]) -> Table | None:
+def rated_below_table(columns: LeaderboardColumns, judges: Mapping[str, Judge]) -> tuple[Table | None, list[str]]:
     """Beside every DHP ``D_avg`` column, each judge's probability that a damaged copy is rated below its original
     (:func:`dhp_tasks.report.dhp_rated_below`), the mean over the column's tasks with an item-bootstrap interval
-    (items of all its tasks resampled jointly); ``None`` without a DHP column."""
-    leaderboard, column_runs, reader, notes = columns.table, columns.runs, columns.reader, columns.notes
+    (items of all its tasks resampled jointly); ``None`` without a DHP column. Also the notes on judges left out."""
+    leaderboard, column_runs, reader = columns.table, columns.runs, columns.reader
+    notes: list[str] = []
     table = Table(
         RATED_BELOW_TABLE,
         "DHP: how often a damaged copy is rated below its original (ties half; 0.5: blind to the damage), an effect "
@@ -673,18 +688,19 @@ def rated_below_table(columns: LeaderboardColumns, judges: Mapping[str, Judge]) 
             interval = None if math.isnan(low) else (low, high)
             location = ", ".join(run.location for run in runs)
             table.put((judges[judge].name,), label, Cell(value, interval, math.nan, False, location))
-    return table if table.rows else None
+    return (table if table.rows else None), notes
 
 
 HUMAN_CEILING_TABLE = "human_ceiling"
 
 
-def human_ceiling_table(columns: LeaderboardColumns, judges: Mapping[str, Judge]) -> Table | None:
+def human_ceiling_table(columns: LeaderboardColumns, judges: Mapping[str, Judge]) -> tuple[Table | None, list[str]]:
     """Every adherence ``pearson`` column's judges and annotators against the same leave-one-annotator-out means
     (:func:`adherence_tasks.report.human_footing`), over responses and over systems, each the mean over the
     column's tasks; the annotators' own agreement is the row ``reference: human ceiling``. ``None`` where no
-    column has annotators' scores to read."""
-    leaderboard, column_runs, reader, notes = columns.table, columns.runs, columns.reader, columns.notes
+    column has annotators' scores to read. Also the notes on judges left out."""
+    leaderboard, column_runs, reader = columns.table, columns.runs, columns.reader
+    notes: list[str] = []
     table = Table(
         HUMAN_CEILING_TABLE,
         "Instruction adherence: each judge against the human ceiling on the same footing (every score against the "
@@ -716,10 +732,10 @@ def human_ceiling_table(columns: LeaderboardColumns, judges: Mapping[str, Judge]
                     own = float(np.mean([footing.annotators[level] for footing in per_task]))
                     table.put(ceiling_row, column, Cell(own, None, math.nan, False, "", note=HUMAN_CEILING_NOTE))
     if not table.rows:
-        return None
+        return None, notes
     table.rows = sorted(row for row in table.rows if row != ceiling_row) + [ceiling_row]
     table.references.append(ceiling_row)
-    return table
+    return table, notes
 
 
 HUMAN_CEILING_NOTE = (

@@ -216,6 +216,21 @@ def test_every_suite_is_an_inspect_entry_point_and_has_its_report_view():
             assert all(headline.references is not None for headline in view.item_headlines.values()), view.name
 
 
+def test_lm_evals_hooks_cover_the_suites_with_lm_eval_tasks():
+    """lm-eval's hooks are keyed by suite name (``lm_eval_tasks/utils.py``, beside the task files lm-eval loads); a
+    suite whose definitions declare lm-eval options has hooks, and hooks belong to a suite of the one list."""
+    from lm_eval_tasks.tasks import TASKS
+    from lm_eval_tasks.utils import SUITES as HOOKS
+
+    with_lm_eval = {
+        suite.name
+        for suite in SUITES
+        for definition in suite.definitions
+        if any(kind.lm_eval for kind in definition.tasks.values())
+    }
+    assert set(HOOKS) == with_lm_eval == {task.suite for task in TASKS.values()}
+
+
 def test_a_view_shows_its_own_definition_and_headlines():
     """A view's per-item forms name leaderboard headlines of its definition, and a suite's views show its
     definitions one each, in order: a misnamed metric or a view left out fails when the suite is listed."""
