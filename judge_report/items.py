@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from judge_data.views import ItemHeadline, Run, Sample
-from judge_report.suites import SUITES
+from judge_report.suites import VIEWS
 from scorers.paired import ItemStatistic
 from scorers.references import Reference
 from scorers.values import as_float
@@ -93,7 +93,7 @@ class CachedReader:
 def item_headline(suite: str, metric: str) -> ItemHeadline | None:
     """The per-item form of suite ``suite``'s headline ``metric``, as its view declares it, ``None`` where it has
     none."""
-    view = next((view for view in SUITES if view.name == suite), None)
+    view = next((view for view in VIEWS if view.name == suite), None)
     return None if view is None else view.item_headlines.get(metric)
 
 

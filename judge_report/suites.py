@@ -7,13 +7,13 @@ from __future__ import annotations
 from judge_data.views import Run, SuiteView
 from judge_suites import views
 
-SUITES: tuple[SuiteView, ...] = views()
+VIEWS: tuple[SuiteView, ...] = views()
 """What the report shows of every suite definition."""
 
 
 def suite_of(run: Run) -> SuiteView | None:
     """The view whose task prefix matches the run's task best (the longest prefix wins)."""
-    matches = [(len(prefix), view) for view in SUITES for prefix in view.task_prefixes if run.task.startswith(prefix)]
+    matches = [(len(prefix), view) for view in VIEWS for prefix in view.task_prefixes if run.task.startswith(prefix)]
     return max(matches, key=lambda match: match[0])[1] if matches else None
 
 

@@ -21,7 +21,7 @@ from judge_data.views import SuiteView
 from judge_report.items import CachedReader, ItemReader, column_references, headline_statistic, read_samples
 from judge_report.judges import Judge, judges_of
 from judge_report.runs import Run
-from judge_report.suites import SUITES, confidence_interval, sample_size, suite_of
+from judge_report.suites import VIEWS, confidence_interval, sample_size, suite_of
 from scorers.directions import higher_is_better
 from scorers.paired import (
     ItemStatistic,
@@ -483,7 +483,7 @@ def _leaderboard(
     table = Table("leaderboard", "Leaderboard", ["judge"])
     column_runs: dict[str, dict[str, list[Run]]] = {}
     ordered = sorted(
-        columns.items(), key=lambda item: (SUITES.index(item[0][0]), item[0][1], item[0][0].headline_rank(item[0][2]))
+        columns.items(), key=lambda item: (VIEWS.index(item[0][0]), item[0][1], item[0][0].headline_rank(item[0][2]))
     )
     for (view, kind, metric), sets in ordered:
         for number, (tasks, runs_by_judge) in enumerate(sets, start=1):
@@ -759,7 +759,7 @@ def _put_reference(table: Table, column: str, reference: Reference) -> None:
 
 def _views(reported: list[tuple[Run, SuiteView, int]]) -> list[SuiteView]:
     """The suites of the reported runs, in the report's fixed order (DHP, FBI, adherence, CoEval)."""
-    return sorted({view.name: view for _, view, _ in reported}.values(), key=SUITES.index)
+    return sorted({view.name: view for _, view, _ in reported}.values(), key=VIEWS.index)
 
 
 def choose_column(table: Table, wanted: str | None) -> str | None:

@@ -203,7 +203,7 @@ def test_every_suite_is_an_inspect_entry_point_and_has_its_report_view():
     """The one list of suites is what inspect registers, and each suite's own package shows every definition, with a
     per-item form and references of each leaderboard headline (the grader suite once lacked them, and its runs got
     no comparisons)."""
-    from judge_report.suites import SUITES as VIEWS
+    from judge_report.suites import VIEWS
 
     entry_points = distribution("judge-meta-eval").entry_points.select(group="inspect_ai")
     registered = {point.name: point.value for point in entry_points if point.name.endswith("_tasks")}
