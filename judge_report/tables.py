@@ -394,9 +394,7 @@ def build_report(
 
     suites = suite_tables(chosen, judges, cell)
     read = CachedReader(items)
-    leaderboard, column_runs, leaderboard_notes = _leaderboard(
-        chosen.reported, judges, chosen.task_label, cell, parse_failure_flag, read
-    )
+    leaderboard, column_runs, leaderboard_notes = _leaderboard(chosen, judges, cell, parse_failure_flag, read)
     columns = LeaderboardColumns(leaderboard, column_runs, read)
     comparisons, comparison_notes = _compare_judges(columns, judges)
     references, reference_notes = add_references(
@@ -447,9 +445,8 @@ def _contributions_cell(contributions: Sequence[tuple[Run, str, float]], view: S
 
 
 def _leaderboard(
-    reported: list[tuple[Run, SuiteView, int]],
+    chosen: ChosenRuns,
     judges: Mapping[str, Judge],
-    task_label: Callable[[str, int], str],
     cell: Callable[[Run, SuiteView, str], Cell],
     parse_failure_flag: float,
     reader: ItemReader,
@@ -459,17 +456,17 @@ def _leaderboard(
     returns each column's runs per judge (in the order of its tasks), and the notes on how its cells were made."""
     notes: list[str] = []
     groups: dict[tuple[SuiteView, str, str], dict[str, tuple[Run, int]]] = {}
-    for run, view, config in sorted(reported, key=lambda entry: entry[0].created):
+    for run, view, config in sorted(chosen.reported, key=lambda entry: entry[0].created):
         group = groups.setdefault((view, view.kind(run), run.judge), {})
         if run.task in group:
             notes.append(
                 f"leaderboard: {judges[run.judge].name} ran {run.task} under several settings of one kind; the "
-                f"leaderboard takes the latest ({task_label(run.task, config)}), the suite table shows each"
+                f"leaderboard takes the latest ({chosen.task_label(run.task, config)}), the suite table shows each"
             )
         group[run.task] = (run, config)
     columns: dict[tuple[SuiteView, str, str], list[tuple[tuple[str, ...], dict[str, list[Run]]]]] = {}
     for (view, kind, judge), entries in groups.items():
-        labelled = sorted((task_label(task, config), run) for task, (run, config) in entries.items())
+        labelled = sorted((chosen.task_label(task, config), run) for task, (run, config) in entries.items())
         tasks = tuple(label for label, _ in labelled)
         for metric in dict.fromkeys(
             name for run, _ in entries.values() for name in view.headlines(run, leaderboard_only=True)
