@@ -111,7 +111,7 @@ def _figures(
                 "every table is written"
             )
         else:
-            from judge_report.plots import report_figures, response_style_figures
+            from judge_report.plots import report_figures, response_style_figures, save_figure
 
             figures = list(report_figures(report))
             if not no_styles:
@@ -120,7 +120,7 @@ def _figures(
     (out / "plots").mkdir(exist_ok=True)
     for figure in figures:
         for extension in plot_formats:
-            figure.figure.savefig(out / "plots" / f"{figure.stem}.{extension}", dpi=110)
+            save_figure(figure, out / "plots" / f"{figure.stem}.{extension}")
     return figures, style_rows
 
 

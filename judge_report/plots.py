@@ -7,6 +7,7 @@ import re
 import textwrap
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -29,6 +30,19 @@ class Figure:
     def stem(self) -> str:
         """The figure's file name without extension: letters, digits, ``._-`` only."""
         return re.sub(r"[^A-Za-z0-9._-]+", "_", self.name).strip("_")
+
+
+SVG_ID_SALT = "judge-report"
+"""Seeds the element ids matplotlib writes into an SVG, which are random otherwise."""
+
+
+def save_figure(figure: Figure, path: Path) -> None:
+    """Write a figure to ``path`` (its suffix the format): an SVG without its creation date and with fixed element
+    ids, so the same report writes the same bytes, as its PNGs and tables do."""
+    import matplotlib
+
+    with matplotlib.rc_context({"svg.hashsalt": SVG_ID_SALT}):
+        figure.figure.savefig(path, dpi=110, metadata={"Date": None} if path.suffix == ".svg" else None)
 
 
 def _wrapped(label: str, width: int = 45) -> str:

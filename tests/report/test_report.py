@@ -943,3 +943,23 @@ def test_html_leaderboard_fits_a_laptop_screen_without_scrolling_sideways(tmp_pa
     ).stdout  # fmt: skip
     width = int(dom.split('data-width="', 1)[1].split('"', 1)[0])
     assert width <= 1280, width
+
+
+def test_a_figure_written_twice_is_the_same_bytes(tmp_path):
+    """matplotlib dates every SVG and draws its element ids at random; a report written twice from the same logs
+    must not differ in its plots (its tables and PNGs already did not)."""
+    pytest.importorskip("matplotlib", reason="plots need the plots extra: pip install '.[plots]'")
+    from judge_report.plots import Figure, heatmap, save_figure
+
+    written = {}
+    for attempt in ("first", "second"):
+        drawn = heatmap(
+            "D by perturbation", ["judge-a", "judge-b"], ["typos", "swap"], np.array([[1.5, 2.0], [0.2, 3.1]])
+        )
+        for extension in ("svg", "png"):
+            path = tmp_path / f"{attempt}.{extension}"
+            save_figure(Figure("dhp", "D", drawn), path)
+            written[(attempt, extension)] = path.read_bytes()
+    assert written[("first", "svg")] == written[("second", "svg")]
+    assert written[("first", "png")] == written[("second", "png")]
+    assert b"<dc:date>" not in written[("first", "svg")]
