@@ -72,13 +72,14 @@ def one_clean_message(result: subprocess.CompletedProcess) -> str:
     return " ".join(output.split())
 
 
-def only_log(log_dir: Path) -> EvalLog:
-    """The one JSON log in ``log_dir``, checked to be a successful run."""
+def only_log(log_dir: Path, registered: str | None = None) -> EvalLog:
+    """The one JSON log in ``log_dir``, checked to be a successful run that recorded every option of its task
+    (``registered``: the task's name where the run was made in this process, see :func:`options_not_logged`)."""
     logs = sorted(log_dir.glob("*.json"))
     assert len(logs) == 1, logs
     log = read_eval_log(str(logs[0]))
     assert log.status == "success", log.error
-    assert options_not_logged(log) == []
+    assert options_not_logged(log, registered) == []
     return log
 
 

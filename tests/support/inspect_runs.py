@@ -12,7 +12,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import Model, get_model
 
-from tests.support.commands import INSPECT, create_task, only_log, options_not_logged, run_cli, task_options
+from tests.support.commands import INSPECT, create_task, only_log, run_cli, task_options
 from tests.support.fake_judge import serve
 
 
@@ -74,9 +74,7 @@ def eval_in_process(
                 display="log",  # "none" still draws the metrics table, unseen: see eval_command
                 **options,
             )
-    log = only_log(tmp_path / "logs")
-    assert options_not_logged(log, task) == []
-    return log, calls
+    return only_log(tmp_path / "logs", task), calls
 
 
 def eval_recorded(task: str, tmp_path: Path, *task_args: str) -> EvalLog:
@@ -90,9 +88,7 @@ def eval_recorded(task: str, tmp_path: Path, *task_args: str) -> EvalLog:
             log_format="json",
             display="log",
         )
-    log = only_log(tmp_path / "logs")
-    assert options_not_logged(log, task) == []
-    return log
+    return only_log(tmp_path / "logs", task)
 
 
 def metrics_of(log: EvalLog) -> dict[str, float]:
