@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 READMES = sorted([ROOT / "README.md", *ROOT.glob("*/README.md")])
 DOCS = sorted(ROOT.glob("docs/*.md"))
 SUITES = tuple(suite.package for suite in SUITE_PACKAGES)
-SUITE_READMES = [ROOT / suite / "README.md" for suite in SUITES]
+SUITE_READMES = [suite.readme for suite in SUITE_PACKAGES]
 SUITE_README_PROSE_LINES = 180
 """A suite README holds paper, tasks, options, metrics, data, deviations and changelog, as inspect_evals' do in ~170
 lines; what all suites share, and details too long for it, go to ``docs/``. The generated tables (20-50 lines, one
